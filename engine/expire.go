@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"context"
+	"hash/maphash"
+	"time"
+)
+
+// expireSweepPerShard bounds how many slots one cycle looks at in a shard
+// before moving on, so a cycle spreads over all shards.
+const expireSweepPerShard = 64
+
+// ActiveExpireCycle reclaims expired keys until it has swept every shard
+// that has volatile keys once, or budget has passed. Lazy expiry handles
+// keys that are read; this catches those that never are. A sweep (not
+// Redis's random sampling) means every expired key is found within a
+// bounded number of cycles. It returns how many keys it reclaimed.
+func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
+	start := time.Now()
+	now := e.clock.NowMs()
+	reclaimed := 0
+	for i := range e.shards {
+		if i%64 == 63 && time.Since(start) > budget {
+			break
+		}
+		s := &e.shards[i]
+		s.mu.Lock()
+		if s.volatile > 0 {
+			n := len(s.entries)
+			for j := 0; j < expireSweepPerShard && j < n; j++ {
+				slot := int(s.sweep) % n
+				s.sweep = uint32((slot + 1) % n)
+				en := &s.entries[slot]
+				if en.typ != TypeNone && en.isExpired(now) {
+					e.reclaim(s, slot, maphash.Bytes(e.seed, en.key()))
+					reclaimed++
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	return reclaimed
+}
+
+// RunActiveExpiry runs ActiveExpireCycle hz times a second, using at most a
+// quarter of each period (Redis's ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC), and
+// repeats at once while cycles keep finding many expired keys. It returns
+// when ctx is done.
+func (e *Engine) RunActiveExpiry(ctx context.Context, hz int) {
+	if hz <= 0 {
+		hz = 10
+	}
+	period := time.Second / time.Duration(hz)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for e.ActiveExpireCycle(period/4) > 1000 && ctx.Err() == nil {
+			}
+		}
+	}
+}

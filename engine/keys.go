@@ -1,0 +1,425 @@
+package engine
+
+import (
+	"math/rand/v2"
+
+	"github.com/tandemkv/tandem/internal/glob"
+)
+
+// Delete removes keys and returns how many existed (DEL, UNLINK, memcached
+// delete). A key given twice counts once.
+func (d DB) Delete(keys ...[]byte) int {
+	n := 0
+	now := d.e.clock.NowMs()
+	for _, k := range keys {
+		s, h := d.shardOf(k)
+		s.mu.Lock()
+		if slot := d.find(s, k, h, now); slot >= 0 {
+			d.e.removeKey(s, slot, h)
+			n++
+		}
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// DeleteIf removes key only if its CAS unique is cas (memcached delete with
+// a CAS, meta md C). It reports whether the key existed and whether it was
+// deleted.
+func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
+	s, h := d.shardOf(key)
+	now := d.e.clock.NowMs()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot := d.find(s, key, h, now)
+	if slot < 0 {
+		return false, false
+	}
+	if cas != 0 && s.entries[slot].cas != cas {
+		return true, false
+	}
+	d.e.removeKey(s, slot, h)
+	return true, true
+}
+
+// Exists counts how many of keys exist; a key given twice counts twice.
+func (d DB) Exists(keys ...[]byte) int {
+	n := 0
+	now := d.e.clock.NowMs()
+	for _, k := range keys {
+		s, h := d.shardOf(k)
+		s.mu.Lock()
+		if d.find(s, k, h, now) >= 0 {
+			n++
+		}
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// Touch updates the access time of existing keys and counts them (TOUCH).
+func (d DB) Touch(keys ...[]byte) int {
+	n := 0
+	now := d.e.clock.NowMs()
+	for _, k := range keys {
+		s, h := d.shardOf(k)
+		s.mu.Lock()
+		if slot := d.find(s, k, h, now); slot >= 0 {
+			s.entries[slot].access = d.e.lruNow(now)
+			n++
+		}
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// KeyInfo is a key's metadata without its value (TYPE, TTL, OBJECT).
+type KeyInfo struct {
+	Type     Type
+	Encoding Encoding
+	ExpireAt int64 // unix ms; 0 = none
+	IdleMs   int64 // since the last access
+	CAS      uint64
+	Flags    uint32
+}
+
+// Info returns a key's metadata without counting as an access.
+func (d DB) Info(key []byte) (KeyInfo, bool) {
+	s, h := d.shardOf(key)
+	now := d.e.clock.NowMs()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot := d.find(s, key, h, now)
+	if slot < 0 {
+		return KeyInfo{}, false
+	}
+	en := &s.entries[slot]
+	idle := int64(d.e.lruNow(now)-en.access) * 1000
+	return KeyInfo{Type: en.typ, Encoding: en.enc, ExpireAt: en.expireAt, IdleMs: idle, CAS: en.cas, Flags: en.flags}, true
+}
+
+// ExpireCond is the EXPIRE option set: NX, XX, GT, LT.
+type ExpireCond uint8
+
+// Expire conditions (Redis 7).
+const (
+	ExpireNX ExpireCond = 1 << iota // only when the key has no expiry
+	ExpireXX                        // only when it has one
+	ExpireGT                        // only when the new one is later (no expiry counts as infinite)
+	ExpireLT                        // only when the new one is sooner
+)
+
+// Expire sets the key's expiry to at (unix ms) under cond. An at not after
+// now deletes the key. It reports whether the key existed and the
+// condition held (the EXPIRE reply).
+func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
+	s, h := d.shardOf(key)
+	now := d.e.clock.NowMs()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot := d.find(s, key, h, now)
+	if slot < 0 {
+		return false
+	}
+	en := &s.entries[slot]
+	cur := en.expireAt
+	switch {
+	case cond&ExpireNX != 0 && cur != 0,
+		cond&ExpireXX != 0 && cur == 0,
+		cond&ExpireGT != 0 && (cur == 0 || at <= cur),
+		cond&ExpireLT != 0 && cur != 0 && at >= cur:
+		return false
+	}
+	if at <= now {
+		d.e.removeKey(s, slot, h)
+		return true
+	}
+	s.setExpire(en, at)
+	d.e.dirty.Add(1)
+	return true
+}
+
+// Persist removes the key's expiry; it reports whether there was one.
+func (d DB) Persist(key []byte) bool {
+	s, h := d.shardOf(key)
+	now := d.e.clock.NowMs()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot := d.find(s, key, h, now)
+	if slot < 0 || s.entries[slot].expireAt == 0 {
+		return false
+	}
+	s.setExpire(&s.entries[slot], 0)
+	d.e.dirty.Add(1)
+	return true
+}
+
+// Size returns the number of keys (DBSIZE), counting expired keys not yet
+// reclaimed, as Redis does.
+func (d DB) Size() int {
+	n := 0
+	for i := d.base; i < d.base+d.e.perDB; i++ {
+		s := &d.e.shards[i]
+		s.mu.Lock()
+		n += s.keys
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// Volatile returns the number of keys with an expiry (INFO keyspace).
+func (d DB) Volatile() int {
+	n := 0
+	for i := d.base; i < d.base+d.e.perDB; i++ {
+		s := &d.e.shards[i]
+		s.mu.Lock()
+		n += s.volatile
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// Flush removes every key of the database (FLUSHDB).
+func (d DB) Flush() {
+	for i := d.base; i < d.base+d.e.perDB; i++ {
+		s := &d.e.shards[i]
+		s.mu.Lock()
+		if s.keys > 0 {
+			d.e.dirty.Add(int64(s.keys))
+		}
+		d.e.used.Add(-s.reset())
+		s.mu.Unlock()
+	}
+}
+
+// FlushAll removes every key of every database.
+func (e *Engine) FlushAll() {
+	for n := 0; n < e.databases; n++ {
+		e.DB(n).Flush()
+	}
+}
+
+// FlushExpiring makes every key of the database expire at `at` (unix ms)
+// unless it already expires sooner: memcached's delayed flush_all.
+// Keys written after the call are not affected.
+func (d DB) FlushExpiring(at int64) {
+	for i := d.base; i < d.base+d.e.perDB; i++ {
+		s := &d.e.shards[i]
+		s.mu.Lock()
+		for j := range s.entries {
+			en := &s.entries[j]
+			if en.typ != TypeNone && (en.expireAt == 0 || en.expireAt > at) {
+				s.setExpire(en, at)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Keys calls fn for every live key matching pattern (KEYS). fn runs with
+// the key's shard locked: it must not call back into the engine and must
+// copy the key if it keeps it.
+func (d DB) Keys(pattern []byte, fn func(key []byte)) {
+	now := d.e.clock.NowMs()
+	all := len(pattern) == 1 && pattern[0] == '*'
+	for i := d.base; i < d.base+d.e.perDB; i++ {
+		s := &d.e.shards[i]
+		s.mu.Lock()
+		for j := range s.entries {
+			en := &s.entries[j]
+			if en.typ == TypeNone || en.isExpired(now) {
+				continue
+			}
+			if k := en.key(); all || glob.Match(pattern, k, false) {
+				fn(k)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Scan walks the database from cursor, visiting about count slots, and
+// calls fn for each live key that matches pattern (nil = all) and typ
+// (TypeNone = all). It returns the next cursor; 0 means done. A cursor is
+// (shard << 32 | slot): keys keep their slot for life, so a key present for
+// the whole scan is always returned; one added or removed meanwhile may or
+// may not be.
+func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key []byte)) uint64 {
+	if count < 1 {
+		count = 10
+	}
+	shardIdx := int(cursor >> 32)
+	slot := int(cursor & 0xffffffff)
+	now := d.e.clock.NowMs()
+	visited := 0
+	for shardIdx < d.e.perDB {
+		s := &d.e.shards[d.base+shardIdx]
+		s.mu.Lock()
+		for slot < len(s.entries) && visited < count {
+			en := &s.entries[slot]
+			slot++
+			if en.typ == TypeNone || en.isExpired(now) {
+				continue
+			}
+			visited++
+			if typ != TypeNone && en.typ != typ {
+				continue
+			}
+			if pattern != nil && !glob.Match(pattern, en.key(), false) {
+				continue
+			}
+			fn(en.key())
+		}
+		done := slot >= len(s.entries)
+		s.mu.Unlock()
+		if !done {
+			return uint64(shardIdx)<<32 | uint64(slot)
+		}
+		shardIdx++
+		slot = 0
+		if visited >= count {
+			break
+		}
+	}
+	if shardIdx >= d.e.perDB {
+		return 0
+	}
+	return uint64(shardIdx) << 32
+}
+
+// RandomKey returns a random live key (RANDOMKEY); ok is false when the
+// database is empty.
+func (d DB) RandomKey() (key []byte, ok bool) {
+	now := d.e.clock.NowMs()
+	// Random shards first; a sparse database falls back to a full walk so
+	// a lone key is always found.
+	for try := 0; try < 64; try++ {
+		s := &d.e.shards[d.base+rand.IntN(d.e.perDB)]
+		s.mu.Lock()
+		if n := len(s.entries); s.keys > 0 && n > 0 {
+			for probe := 0; probe < 8; probe++ {
+				en := &s.entries[rand.IntN(n)]
+				if en.typ != TypeNone && !en.isExpired(now) {
+					k := append([]byte(nil), en.key()...)
+					s.mu.Unlock()
+					return k, true
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	start := rand.IntN(d.e.perDB)
+	for i := 0; i < d.e.perDB; i++ {
+		s := &d.e.shards[d.base+(start+i)%d.e.perDB]
+		s.mu.Lock()
+		for j := range s.entries {
+			en := &s.entries[j]
+			if en.typ != TypeNone && !en.isExpired(now) {
+				k := append([]byte(nil), en.key()...)
+				s.mu.Unlock()
+				return k, true
+			}
+		}
+		s.mu.Unlock()
+	}
+	return nil, false
+}
+
+// Rename moves src to dst in the same database, replacing dst unless nx.
+// It reports whether it renamed; ErrNoSuchKey when src is missing.
+func (d DB) Rename(src, dst []byte, nx bool) (bool, error) {
+	return d.e.transfer(d, src, d, dst, transferOpts{move: true, replace: !nx, keepTTL: true})
+}
+
+// Copy copies src to dst in database dstDB (COPY). It reports whether it
+// copied: false when dst exists and replace is not set, or src is missing.
+func (d DB) Copy(src []byte, dstDB DB, dst []byte, replace bool) (bool, error) {
+	ok, err := d.e.transfer(d, src, dstDB, dst, transferOpts{replace: replace, keepTTL: true})
+	if err == ErrNoSuchKey {
+		return false, nil
+	}
+	return ok, err
+}
+
+// Move moves key to database dstDB if it does not exist there (MOVE).
+func (d DB) Move(key []byte, dstDB DB) (bool, error) {
+	if d.num == dstDB.num {
+		return false, ErrSameObject
+	}
+	ok, err := d.e.transfer(d, key, dstDB, key, transferOpts{move: true, keepTTL: true})
+	if err == ErrNoSuchKey {
+		return false, nil
+	}
+	return ok, err
+}
+
+type transferOpts struct {
+	move    bool // delete the source afterwards
+	replace bool // overwrite an existing destination
+	keepTTL bool
+}
+
+// transfer is RENAME, COPY and MOVE: both keys' shards locked in order.
+func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) (bool, error) {
+	si, sh := sd.locate(src)
+	di, dh := dd.locate(dst)
+	ls := e.newLockSet()
+	ls.add(si)
+	ls.add(di)
+	now := e.clock.NowMs()
+	ls.lock()
+	defer ls.unlock()
+	ss, ds := &e.shards[si], &e.shards[di]
+	sslot := sd.find(ss, src, sh, now)
+	if sslot < 0 {
+		return false, ErrNoSuchKey
+	}
+	if sd.num == dd.num && string(src) == string(dst) {
+		if o.move {
+			return o.replace, nil // RENAME k k succeeds; RENAMENX k k returns 0
+		}
+		return false, ErrSameObject
+	}
+	dslot := dd.find(ds, dst, dh, now)
+	if dslot >= 0 {
+		if !o.replace {
+			return false, nil
+		}
+		e.removeKey(ds, dslot, dh)
+	}
+	sen := ss.entries[sslot] // copy: the slot may move when ds grows
+	kv := joinKV(dst, sen.value())
+	slot := ds.insert(dh, kv, len(dst), sen.typ)
+	e.used.Add(memOf(len(kv)))
+	en := &ds.entries[slot]
+	en.enc, en.flags, en.access = sen.enc, sen.flags, sen.access
+	en.cas = e.nextCAS()
+	if o.keepTTL {
+		ds.setExpire(en, sen.expireAt)
+	}
+	e.dirty.Add(1)
+	if o.move {
+		// Re-find: inserting into the same shard may have grown entries.
+		e.removeKey(ss, ss.lookup(src, sh), sh)
+	}
+	return true, nil
+}
+
+// SwapDB exchanges the contents of two databases atomically (SWAPDB).
+func (e *Engine) SwapDB(a, b int) {
+	if a == b {
+		return
+	}
+	ls := e.newLockSet()
+	for i := 0; i < e.perDB; i++ {
+		ls.add(a*e.perDB + i)
+		ls.add(b*e.perDB + i)
+	}
+	ls.lock()
+	defer ls.unlock()
+	for i := 0; i < e.perDB; i++ {
+		x, y := &e.shards[a*e.perDB+i], &e.shards[b*e.perDB+i]
+		x.shardData, y.shardData = y.shardData, x.shardData
+	}
+	e.dirty.Add(1)
+}

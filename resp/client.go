@@ -1,0 +1,168 @@
+package resp
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/server"
+)
+
+// Client is one Redis connection: its parser, reply writer, selected
+// database and the state CLIENT and HELLO change. Its methods run on the
+// connection's event loop; fields other goroutines read (CLIENT LIST) are
+// behind mu or atomic.
+type Client struct {
+	fe     *Frontend
+	peer   server.Peer
+	id     uint64
+	parser *Parser
+	w      Writer
+	db     engine.DB
+	// authenticated is false until AUTH/HELLO succeeds when requirepass is
+	// set at connect time.
+	authenticated bool
+	closeAfter    bool
+	scratch       [64]byte // lower-casing command names without allocating
+	created       time.Time
+
+	dbNum   atomic.Int32
+	lastCmd atomic.Pointer[Command]
+	proto   atomic.Int32
+	mu      sync.Mutex // guards the fields below
+	name    string
+	libName string
+	libVer  string
+	noEvict bool
+	killed  bool
+}
+
+func newClient(f *Frontend, p server.Peer) *Client {
+	c := &Client{fe: f, peer: p, id: p.ID(), created: time.Now()}
+	c.parser = NewParser(Limits{MaxBulkLen: f.cfg.ProtoMaxBulkLen()})
+	c.w.Proto = 2
+	c.proto.Store(2)
+	c.selectDB(0)
+	c.authenticated = f.cfg.RequirePass() == ""
+	c.parser.SetAuthRequired(!c.authenticated)
+	return c
+}
+
+// selectDB switches the client's database.
+func (c *Client) selectDB(n int) {
+	noTouch := c.db.NoTouch
+	c.db = c.fe.eng.DB(n)
+	c.db.NoTouch = noTouch
+	c.dbNum.Store(int32(n))
+}
+
+// Serve implements server.Session: parse and run every complete command in
+// in, appending replies to out.
+func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
+	c.w.Buf = out
+	consumed := 0
+	for consumed < len(in) && !c.closeAfter {
+		args, n, err := c.parser.Next(in[consumed:])
+		if err != nil {
+			c.w.Error("ERR " + err.Error())
+			c.closeAfter = true
+			break
+		}
+		if n == 0 {
+			break
+		}
+		consumed += n
+		if len(args) > 0 {
+			c.exec(args)
+		}
+	}
+	c.fe.stats.netInput.Add(int64(consumed))
+	c.fe.stats.netOutput.Add(int64(len(c.w.Buf) - len(out)))
+	return consumed, c.w.Buf, c.closeAfter
+}
+
+// Closed implements server.Session.
+func (c *Client) Closed() { c.fe.clients.Delete(c.id) }
+
+// IdleExempt tells the server's idle sweep to spare this client (none yet:
+// pub/sub and blocked clients will be).
+func (c *Client) IdleExempt() bool { return false }
+
+// exec runs one command: lookup, arity, auth, then the handler.
+func (c *Client) exec(args [][]byte) {
+	fe := c.fe
+	fe.stats.commands.Add(1)
+	cmd := fe.table.Lookup(args[0], c.scratch[:])
+	if cmd == nil {
+		c.w.Error(UnknownCommand(string(args[0]), args[1:]))
+		return
+	}
+	if cmd.sub != nil && len(args) >= 2 {
+		sc := cmd.subcommand(args[1], c.scratch[:])
+		if sc == nil {
+			c.w.Error(UnknownSubcommand(cmd.Name, args[1]))
+			return
+		}
+		cmd = sc
+	}
+	if !cmd.arityOK(len(args)) {
+		cmd.stats.rejected.Add(1)
+		c.w.Error(WrongArgs(cmd.Name))
+		return
+	}
+	if !c.authenticated && cmd.Flags&FlagNoAuth == 0 {
+		cmd.stats.rejected.Add(1)
+		c.w.Error(ErrNoAuth)
+		return
+	}
+	if cmd.Flags&FlagDenyOOM != 0 && fe.overMemory() {
+		cmd.stats.rejected.Add(1)
+		c.w.Error(ErrOOM)
+		return
+	}
+	c.lastCmd.Store(cmd)
+	start := time.Now()
+	before := len(c.w.Buf)
+	cmd.Run(c, args)
+	cmd.stats.calls.Add(1)
+	cmd.stats.usec.Add(time.Since(start).Microseconds())
+	if len(c.w.Buf) > before && c.w.Buf[before] == '-' {
+		cmd.stats.failed.Add(1)
+		fe.stats.errorReplies.Add(1)
+	}
+}
+
+// overMemory reports whether denyoom commands must be refused.
+func (f *Frontend) overMemory() bool {
+	max := f.cfg.MaxMemory()
+	return max > 0 && f.eng.UsedMemory() > max
+}
+
+// engineError writes the reply for an error the engine returned.
+func (c *Client) engineError(err error) {
+	switch err {
+	case engine.ErrWrongType:
+		c.w.Error(ErrWrongType)
+	case engine.ErrNotInteger:
+		c.w.Error(ErrNotInteger)
+	case engine.ErrNotFloat:
+		c.w.Error(ErrNotFloat)
+	case engine.ErrOverflow:
+		c.w.Error(ErrOverflow)
+	case engine.ErrNaNOrInf:
+		c.w.Error(ErrNaNOrInf)
+	case engine.ErrNoSuchKey:
+		c.w.Error(ErrNoSuchKey)
+	case engine.ErrOOM:
+		c.w.Error(ErrOOM)
+	case engine.ErrTooLarge:
+		c.w.Error(ErrStringTooLong)
+	case engine.ErrDBIndex:
+		c.w.Error(ErrDBIndex)
+	case engine.ErrSameObject:
+		c.w.Error(ErrSameObject)
+	default:
+		c.w.Error("ERR " + err.Error())
+	}
+}

@@ -1,0 +1,6 @@
+package resp
+
+// serverCommands is the server family (Redis group "server").
+func serverCommands() []*Command {
+	return []*Command{}
+}

@@ -1,0 +1,93 @@
+package resp
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/server"
+)
+
+// Version is the Redis version Tandem reports (INFO, HELLO): the one whose
+// behaviour it reproduces, so clients enable the right features.
+const Version = "7.0.15"
+
+// ServerFacts are the process facts INFO server reports; the binary fills
+// them in.
+type ServerFacts struct {
+	TandemVersion  string
+	ProcessID      int
+	Executable     string
+	ConfigFile     string
+	TCPPort        int
+	MemcachedPort  int
+	RunID          string
+	StartTime      time.Time
+	ClientsCounter func() int // connected clients of both protocols
+}
+
+// Options configure the Redis front-end.
+type Options struct {
+	Engine *engine.Engine
+	Config *conf.Config
+	Facts  ServerFacts
+	// Limits returns the server's connection limits (INFO clients).
+	Limits func() server.Limits
+}
+
+// Frontend serves the Redis protocol: it implements server.Frontend.
+type Frontend struct {
+	eng     *engine.Engine
+	cfg     *conf.Config
+	facts   ServerFacts
+	table   *Table
+	clients sync.Map // id → *Client
+	stats   frontendStats
+}
+
+// frontendStats feed INFO stats.
+type frontendStats struct {
+	connections, commands, rejectedConns atomic.Int64
+	netInput, netOutput                  atomic.Int64
+	errorReplies                         atomic.Int64
+}
+
+// New returns the Redis front-end over eng.
+func New(o Options) *Frontend {
+	f := &Frontend{eng: o.Engine, cfg: o.Config, facts: o.Facts}
+	f.table = NewTable(commandFamilies()...)
+	return f
+}
+
+// Table returns the command table.
+func (f *Frontend) Table() *Table { return f.table }
+
+// RejectMessage implements server.Frontend.
+func (f *Frontend) RejectMessage() []byte {
+	f.stats.rejectedConns.Add(1)
+	return []byte("-ERR max number of clients reached\r\n")
+}
+
+// NewSession implements server.Frontend.
+func (f *Frontend) NewSession(p server.Peer) server.Session {
+	c := newClient(f, p)
+	f.clients.Store(c.id, c)
+	f.stats.connections.Add(1)
+	return c
+}
+
+// forEachClient visits connected clients in id order.
+func (f *Frontend) forEachClient(fn func(c *Client)) {
+	var all []*Client
+	f.clients.Range(func(_, v any) bool {
+		all = append(all, v.(*Client))
+		return true
+	})
+	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	for _, c := range all {
+		fn(c)
+	}
+}

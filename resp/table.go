@@ -1,0 +1,13 @@
+package resp
+
+// commandFamilies lists every command family; each cmd_*.go file declares
+// its family in one function. To find a command's implementation, open the
+// file of its Redis group (cmd_string.go for GET, cmd_keys.go for DEL…).
+func commandFamilies() [][]*Command {
+	return [][]*Command{
+		connectionCommands(),
+		serverCommands(),
+		stringCommands(),
+		keyCommands(),
+	}
+}

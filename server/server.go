@@ -1,0 +1,351 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+)
+
+// Frontend is a protocol served on a listener.
+type Frontend interface {
+	// NewSession is called on the event loop for each accepted connection.
+	NewSession(p Peer) Session
+	// RejectMessage is written to a connection refused because maxclients
+	// is reached, before it is closed.
+	RejectMessage() []byte
+}
+
+// Session is one connection's protocol state. Its methods run on the
+// connection's event loop, one at a time.
+type Session interface {
+	// Serve parses and runs every complete request at the start of in and
+	// appends the replies to out. It returns how many bytes of in it
+	// consumed, the grown out, and whether to close the connection after
+	// out is written. in aliases the read buffer: anything kept past the
+	// call must be copied.
+	Serve(in, out []byte) (consumed int, reply []byte, closeAfter bool)
+	// Closed is called once, when the connection is gone.
+	Closed()
+}
+
+// Peer is what a session may do with its connection from any goroutine.
+type Peer interface {
+	ID() uint64
+	RemoteAddr() string
+	LocalAddr() string
+	// AsyncWrite queues b for the connection (e.g. a pub/sub message).
+	AsyncWrite(b []byte) error
+	// Wake makes the loop call Serve again with no new bytes (e.g. a
+	// blocked client whose key became ready).
+	Wake() error
+	// Close closes the connection asynchronously.
+	Close()
+	// Idle returns the time since the connection last sent bytes.
+	Idle() time.Duration
+	// FD returns the socket's file descriptor (CLIENT LIST).
+	FD() int
+}
+
+// Listener binds a front-end to addresses.
+type Listener struct {
+	Addrs    []string // host:port each
+	Frontend Frontend
+}
+
+// Limits are the per-connection limits; they may change at run time.
+type Limits struct {
+	MaxClients        int           // 0 = unlimited
+	IdleTimeout       time.Duration // 0 = never close idle clients
+	QueryBufferLimit  int           // bytes of an incomplete request kept; 0 = unlimited
+	OutputBufferLimit int           // bytes queued for a slow reader before it is cut off; 0 = unlimited
+}
+
+// Options configure a Server.
+type Options struct {
+	Listeners []Listener
+	Limits    Limits
+	Logger    *slog.Logger
+	Multicore bool
+}
+
+// Server runs the event loops.
+type Server struct {
+	gnet.BuiltinEventEngine
+	opts     Options
+	limits   atomic.Pointer[Limits]
+	byAddr   map[string]Frontend // local "host:port" → front-end
+	log      *slog.Logger
+	nextID   atomic.Uint64
+	clients  atomic.Int64
+	conns    sync.Map // id → *conn, for the idle sweep
+	eng      gnet.Engine
+	ready    chan struct{}
+	readyErr error
+	once     sync.Once
+}
+
+// New returns a server; Run starts it.
+func New(o Options) *Server {
+	s := &Server{opts: o, byAddr: map[string]Frontend{}, ready: make(chan struct{}), log: o.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	l := o.Limits
+	s.limits.Store(&l)
+	return s
+}
+
+// Listeners sets the listeners; call before Run. (They are set after New
+// because front-ends want the server's client count.)
+func (s *Server) Listeners(l []Listener) { s.opts.Listeners = l }
+
+// SetLimits replaces the limits (CONFIG SET maxclients/timeout/...).
+func (s *Server) SetLimits(l Limits) { s.limits.Store(&l) }
+
+// Clients returns the number of connected clients.
+func (s *Server) Clients() int { return int(s.clients.Load()) }
+
+// Ready is closed when the listeners accept connections (or Run failed).
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Run serves until Stop is called. It returns an error if a listener
+// cannot be bound.
+func (s *Server) Run() error {
+	var addrs []string
+	for _, l := range s.opts.Listeners {
+		for _, a := range l.Addrs {
+			tcp, err := net.ResolveTCPAddr("tcp", a)
+			if err != nil {
+				return fmt.Errorf("listen %s: %w", a, err)
+			}
+			s.byAddr[tcp.String()] = l.Frontend
+			if tcp.Port == 0 {
+				return fmt.Errorf("listen %s: port 0 is not supported", a)
+			}
+			addrs = append(addrs, "tcp://"+a)
+		}
+	}
+	if len(addrs) == 0 {
+		return errors.New("no listener configured")
+	}
+	err := gnet.Rotate(s, addrs,
+		gnet.WithMulticore(s.opts.Multicore),
+		gnet.WithTicker(true),
+		gnet.WithReusePort(false),
+		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		gnet.WithTCPKeepAlive(300*time.Second),
+		gnet.WithLogger(gnetLogger{s.log}),
+	)
+	s.once.Do(func() { s.readyErr = err; close(s.ready) })
+	return err
+}
+
+// Stop closes the listeners and every connection.
+func (s *Server) Stop(ctx context.Context) error {
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if s.readyErr != nil {
+		return nil
+	}
+	return s.eng.Stop(ctx)
+}
+
+// OnBoot implements gnet.EventHandler.
+func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
+	s.eng = eng
+	s.once.Do(func() { close(s.ready) })
+	return gnet.None
+}
+
+// conn is the server's state for one connection.
+type conn struct {
+	gc       gnet.Conn
+	id       uint64
+	sess     Session
+	pending  []byte // unconsumed bytes of an incomplete request
+	out      []byte // reply buffer, reused
+	local    string
+	remote   string
+	fd       int
+	lastRead atomic.Int64 // unix nanoseconds
+	counted  bool
+}
+
+func (c *conn) ID() uint64                { return c.id }
+func (c *conn) RemoteAddr() string        { return c.remote }
+func (c *conn) LocalAddr() string         { return c.local }
+func (c *conn) AsyncWrite(b []byte) error { return c.gc.AsyncWrite(b, nil) }
+func (c *conn) Wake() error               { return c.gc.Wake(nil) }
+func (c *conn) Close()                    { _ = c.gc.Close() }
+func (c *conn) FD() int                   { return c.fd }
+func (c *conn) Idle() time.Duration {
+	return time.Duration(time.Now().UnixNano() - c.lastRead.Load())
+}
+
+// OnOpen implements gnet.EventHandler.
+func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+	local := gc.LocalAddr().String()
+	fe := s.byAddr[local]
+	if fe == nil {
+		// Bound to a wildcard address: match by port.
+		for a, f := range s.byAddr {
+			if portOf(a) == portOf(local) {
+				fe = f
+				break
+			}
+		}
+	}
+	if fe == nil {
+		s.log.Error("connection on unknown listener", "addr", local)
+		return nil, gnet.Close
+	}
+	lim := s.limits.Load()
+	if n := s.clients.Add(1); lim.MaxClients > 0 && n > int64(lim.MaxClients) {
+		s.clients.Add(-1)
+		return fe.RejectMessage(), gnet.Close
+	}
+	c := &conn{gc: gc, id: s.nextID.Add(1), local: local, remote: gc.RemoteAddr().String(), fd: gc.Fd(), counted: true}
+	c.lastRead.Store(time.Now().UnixNano())
+	gc.SetContext(c)
+	if !s.safely(c, func() { c.sess = fe.NewSession(c) }) {
+		return nil, gnet.Close
+	}
+	s.conns.Store(c.id, c)
+	return nil, gnet.None
+}
+
+func portOf(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		return addr[i+1:]
+	}
+	return addr
+}
+
+// OnClose implements gnet.EventHandler.
+func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
+	c, _ := gc.Context().(*conn)
+	if c == nil {
+		return gnet.None
+	}
+	if c.counted {
+		s.clients.Add(-1)
+		c.counted = false
+	}
+	s.conns.Delete(c.id)
+	if c.sess != nil {
+		s.safely(c, c.sess.Closed)
+	}
+	return gnet.None
+}
+
+// OnTraffic implements gnet.EventHandler: read everything, serve every
+// complete request, write all replies at once.
+func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
+	c, _ := gc.Context().(*conn)
+	if c == nil || c.sess == nil {
+		return gnet.Close
+	}
+	data, _ := gc.Next(-1)
+	if len(data) > 0 {
+		c.lastRead.Store(time.Now().UnixNano())
+	}
+	if len(c.pending) > 0 {
+		c.pending = append(c.pending, data...)
+		data = c.pending
+	}
+	var (
+		n          int
+		closeAfter bool
+	)
+	ok := s.safely(c, func() {
+		n, c.out, closeAfter = c.sess.Serve(data, c.out[:0])
+	})
+	if !ok {
+		return gnet.Close
+	}
+	if len(c.out) > 0 {
+		if _, err := gc.Write(c.out); err != nil {
+			return gnet.Close
+		}
+		if cap(c.out) > 1<<20 {
+			c.out = nil // don't pin a huge reply's buffer
+		}
+	}
+	if closeAfter {
+		return gnet.Close
+	}
+	lim := s.limits.Load()
+	if lim.OutputBufferLimit > 0 && gc.OutboundBuffered() > lim.OutputBufferLimit {
+		s.log.Warn("closing client over the output buffer limit", "id", c.id, "addr", c.remote, "queued", gc.OutboundBuffered())
+		return gnet.Close
+	}
+	rest := data[n:]
+	switch {
+	case len(rest) == 0:
+		c.pending = c.pending[:0]
+		if cap(c.pending) > 64<<10 {
+			c.pending = nil
+		}
+	case len(c.pending) > 0:
+		c.pending = c.pending[:copy(c.pending, rest)]
+	default:
+		c.pending = append(c.pending[:0], rest...)
+	}
+	if lim.QueryBufferLimit > 0 && len(c.pending) > lim.QueryBufferLimit {
+		s.log.Warn("closing client over the query buffer limit", "id", c.id, "addr", c.remote, "pending", len(c.pending))
+		return gnet.Close
+	}
+	return gnet.None
+}
+
+// safely runs fn and turns a panic into a log line; it reports whether fn
+// returned normally. Only the panicking connection is affected.
+func (s *Server) safely(c *conn, fn func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic serving client; closing its connection", "id", c.id, "addr", c.remote, "panic", r, "stack", string(debug.Stack()))
+			ok = false
+		}
+	}()
+	fn()
+	return true
+}
+
+// OnTick implements gnet.EventHandler: closes idle clients.
+func (s *Server) OnTick() (time.Duration, gnet.Action) {
+	lim := s.limits.Load()
+	if lim.IdleTimeout > 0 {
+		s.conns.Range(func(_, v any) bool {
+			c := v.(*conn)
+			if c.Idle() > lim.IdleTimeout {
+				if ex, ok := c.sess.(interface{ IdleExempt() bool }); ok && ex.IdleExempt() {
+					return true
+				}
+				c.Close()
+			}
+			return true
+		})
+	}
+	return time.Second, gnet.None
+}
+
+// gnetLogger sends gnet's own log lines to slog.
+type gnetLogger struct{ l *slog.Logger }
+
+func (g gnetLogger) Debugf(f string, a ...any) { g.l.Debug(fmt.Sprintf(f, a...)) }
+func (g gnetLogger) Infof(f string, a ...any)  { g.l.Debug(fmt.Sprintf(f, a...)) }
+func (g gnetLogger) Warnf(f string, a ...any)  { g.l.Warn(fmt.Sprintf(f, a...)) }
+func (g gnetLogger) Errorf(f string, a ...any) { g.l.Error(fmt.Sprintf(f, a...)) }
+func (g gnetLogger) Fatalf(f string, a ...any) { g.l.Error(fmt.Sprintf(f, a...)) }
