@@ -21,8 +21,8 @@ const (
 	FlagStale                     // allowed on a stale replica
 	FlagSkipMonitor
 	FlagSkipSlowlog
-	FlagFast     // O(1) or O(log N)
-	FlagNoAuth   // allowed before AUTH
+	FlagFast   // O(1) or O(log N)
+	FlagNoAuth // allowed before AUTH
 	FlagMayReplicate
 	FlagNoMulti   // not allowed in MULTI
 	FlagAllowBusy // allowed while a script runs

@@ -1,0 +1,113 @@
+package resp
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/engine"
+)
+
+// Test helpers shared by every family's tests: an in-process client over a
+// fresh engine with a manual clock, no sockets.
+
+var testPeerIDs atomic.Uint64
+
+type fakePeer struct {
+	id     uint64
+	closed atomic.Bool
+}
+
+func (p *fakePeer) ID() uint64                { return p.id }
+func (p *fakePeer) RemoteAddr() string        { return "127.0.0.1:50000" }
+func (p *fakePeer) LocalAddr() string         { return "127.0.0.1:6379" }
+func (p *fakePeer) AsyncWrite(b []byte) error { return nil }
+func (p *fakePeer) Wake() error               { return nil }
+func (p *fakePeer) Close()                    { p.closed.Store(true) }
+func (p *fakePeer) Idle() time.Duration       { return 0 }
+func (p *fakePeer) FD() int                   { return 8 }
+
+// testEnv is a front-end over a fresh engine whose clock tests move.
+type testEnv struct {
+	t     *testing.T
+	fe    *Frontend
+	eng   *engine.Engine
+	cfg   *conf.Config
+	clock *engine.ManualClock
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	clock := engine.NewManualClock(1_700_000_000_000)
+	eng := engine.New(engine.Options{Clock: clock, ShardBits: 4})
+	cfg := conf.Default()
+	fe := New(Options{Engine: eng, Config: cfg, Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
+	return &testEnv{t: t, fe: fe, eng: eng, cfg: cfg, clock: clock}
+}
+
+// testClient is one connected client of a testEnv.
+type testClient struct {
+	env  *testEnv
+	c    *Client
+	peer *fakePeer
+	// closed is set once a reply asked to close the connection.
+	closed bool
+}
+
+func (e *testEnv) client() *testClient {
+	p := &fakePeer{id: testPeerIDs.Add(1)}
+	c := e.fe.NewSession(p).(*Client)
+	return &testClient{env: e, c: c, peer: p}
+}
+
+// raw sends bytes and returns every reply byte they produced.
+func (tc *testClient) raw(in string) string {
+	n, out, closeAfter := tc.c.Serve([]byte(in), nil)
+	if n != len(in) && !closeAfter {
+		tc.env.t.Fatalf("consumed %d of %d bytes of %q", n, len(in), in)
+	}
+	tc.closed = tc.closed || closeAfter
+	return string(out)
+}
+
+// do sends one command as a multibulk and returns its reply.
+func (tc *testClient) do(args ...string) string {
+	return tc.raw(encodeCommand(args...))
+}
+
+// expect sends a command and fails the test unless the reply is want.
+func (tc *testClient) expect(want string, args ...string) {
+	tc.env.t.Helper()
+	if got := tc.do(args...); got != want {
+		tc.env.t.Errorf("%q: got %q, want %q", args, got, want)
+	}
+}
+
+func encodeCommand(args ...string) string {
+	var b strings.Builder
+	b.WriteString("*")
+	b.WriteString(itoa(len(args)))
+	b.WriteString("\r\n")
+	for _, a := range args {
+		b.WriteString("$")
+		b.WriteString(itoa(len(a)))
+		b.WriteString("\r\n")
+		b.WriteString(a)
+		b.WriteString("\r\n")
+	}
+	return b.String()
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var d []byte
+	for n > 0 {
+		d = append([]byte{byte('0' + n%10)}, d...)
+		n /= 10
+	}
+	return string(d)
+}
