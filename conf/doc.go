@@ -1,0 +1,62 @@
+// Package conf holds Tandem's configuration: one table of directives with
+// redis's names, types, bounds and defaults plus Tandem's own, read at start
+// from a redis.conf-style file, the environment and redis-server-style flags,
+// and read and changed at run time through CONFIG GET and CONFIG SET.
+//
+// # Where values come from
+//
+// Load(os.Args[1:], os.Environ()) applies, each overriding the one before:
+//
+//  1. the defaults of the table (directives.go);
+//  2. the configuration file: the first argument unless it starts with
+//     "--", or --config FILE. Syntax as redis config.c: one directive per
+//     line, # comments, words split as sdssplitargs ("double" and 'single'
+//     quotes), names case-insensitive, "include PATH" (a glob may match
+//     nothing), multiple save lines accumulate, save "" disables snapshots;
+//  3. the environment: TANDEM_<DIRECTIVE> with dashes as underscores, upper
+//     case: TANDEM_MAXMEMORY=1gb, TANDEM_MEMCACHED_PORT=11212,
+//     TANDEM_SAVE="900 1 300 10". Unknown TANDEM_ variables are reported by
+//     Warnings, not refused, because platforms inject their own (Kubernetes
+//     sets TANDEM_SERVICE_HOST, and TANDEM_PORT=tcp://... for a service
+//     named tandem, which is recognised and skipped);
+//  4. the flags, as redis-server takes them: --port 7000, --save 900 1 300 10
+//     or --save "900 1 300 10", --save alone to disable, --maxmemory 1gb.
+//
+// Flags come last because they are the most explicit; the environment beats
+// the file so that a container can adjust a baked-in file. The first save of
+// a layer replaces the rules of the layers below (redis would add them).
+// A bad value stops start-up with a *LoadError naming the file and line, the
+// flag or the variable, the offending text and redis's reason.
+//
+// A redis.conf can be reused: redis directives Tandem does not implement are
+// ignored with a warning when ignoring them is harmless (AOF and replication
+// tuning, defrag, syslog...), and refused when it is not (rename-command,
+// ACL users, replicaof, TLS, unix sockets, cluster-enabled yes, appendonly
+// yes, daemonize yes); see compat.go.
+//
+// # At run time
+//
+// The RESP front-end maps CONFIG GET to Get and CONFIG SET to Set (or
+// SetFrom, which knows whether the client is local); their results are
+// redis 7.0's, error texts included ("ERR ..."), as TestRedisDifferential*
+// checks against a real redis-server. A Set is all or nothing: values are
+// parsed into a copy of the current snapshot, which replaces it atomically
+// only if every pair is valid. Event loops and the engine read values
+// through typed getters (Port, MaxMemory, MaxMemoryPolicy, Save...), each an
+// atomic load, and register OnChange callbacks for the directives they must
+// react to (maxmemory, maxmemory-policy, save...).
+//
+// # Where Tandem differs from redis 7.0
+//
+//   - port, bind and memcached-port are immutable (redis can rebind).
+//   - Defaults: bind 127.0.0.1, dir ./data, save 3600 1 300 100 60 10000.
+//     maxmemory 0 means "not configured"; cmd/tandem may then choose a safe
+//     share of memory (check Origin("maxmemory") == FromDefault).
+//   - dir is not a chdir, and CONFIG GET shows it as configured.
+//   - Memory values must fit an int64 (redis wraps around silently).
+//   - appendonly and daemonize accept only "no".
+//   - Tandem's own directives: memcached-port, item-size-max (memcached -I;
+//     1mb is 1048576), memcached-max-line, memcached-enable-shutdown
+//     (memcached -A), compression (none|s2|zstd), compression-min-size, and
+//     redis 7.2's set-max-listpack-entries/-value.
+package conf

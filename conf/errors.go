@@ -1,0 +1,45 @@
+package conf
+
+// Reply and start-up error texts, copied from redis-server 7.0.15 (config.c,
+// util.c, notify.c) and checked against a running server by
+// TestRedisDifferential. A CONFIG SET error is the whole RESP error text: the
+// front-end writes "-" + err.Error() + "\r\n".
+const (
+	errSyntax        = "ERR syntax error"
+	errUnknownOption = "ERR Unknown option or number of arguments for CONFIG SET - '%s'"
+	errSetFailed     = "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
+
+	reasonImmutable    = "can't set immutable config"
+	reasonProtected    = "can't set protected config"
+	reasonDuplicate    = "duplicate parameter"
+	reasonMemory       = "argument must be a memory value"
+	reasonInteger      = "argument couldn't be parsed into an integer"
+	reasonBool         = "argument must be 'yes' or 'no'"
+	reasonRange        = "argument must be between %d and %d inclusive"
+	reasonEnum         = "argument(s) must be one of the following: %s"
+	reasonSave         = "Invalid save parameters"
+	reasonObufArgs     = "Wrong number of arguments in buffer limit configuration."
+	reasonObufClass    = "Invalid client class specified in buffer limit configuration."
+	reasonObufValue    = "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+	reasonNotify       = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+	reasonWrongArgs    = "wrong number of arguments"
+	reasonBadDirective = "Bad directive or wrong number of arguments"
+	reasonUnbalanced   = "Unbalanced quotes in configuration line"
+	reasonTooManyBind  = "Too many bind addresses specified."
+	reasonDBFilename   = "dbfilename can't be a path, just a filename"
+	reasonDirEmpty     = "No such file or directory"
+
+	// Tandem's own reasons, in the same style.
+	reasonAppendOnly   = "Tandem has no AOF: appendonly must be 'no' (persistence is RDB snapshots, see 'save')"
+	reasonDaemonize    = "Tandem does not daemonize: daemonize must be 'no' (run it under a supervisor)"
+	reasonNoListener   = "bind lists no address: Tandem would not listen anywhere"
+	reasonSamePorts    = "port and memcached-port must differ"
+	reasonIncludeDepth = "include nested too deeply (an include loop?)"
+	reasonConfigTwice  = "the configuration file is given twice (positional argument and --config)"
+	reasonConfigArgs   = "--config takes exactly one file name"
+	reasonFlagNoName   = "expected a --directive, got a bare argument"
+)
+
+// fatalHeader starts every start-up error, as redis-server's loadServerConfig
+// does (without the version, which belongs to the binary, not to conf).
+const fatalHeader = "*** FATAL CONFIG FILE ERROR ***"

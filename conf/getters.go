@@ -1,0 +1,232 @@
+package conf
+
+import "time"
+
+// Typed getters, one per directive. Each is one atomic load and an array
+// index: cheap enough for every request on an event loop.
+
+// Port is the RESP listener's TCP port; 0 disables it.
+func (c *Config) Port() int { return int(c.load().num[dPort]) }
+
+// Bind is the list of addresses to listen on, as configured (an optional
+// address keeps its "-" prefix; see BindAddrs). Both listeners use it.
+func (c *Config) Bind() []string { return append([]string(nil), c.load().bind...) }
+
+// BindAddrs is Bind with redis's "-" (optional address) prefix decoded.
+func (c *Config) BindAddrs() []BindAddr {
+	bind := c.load().bind
+	out := make([]BindAddr, len(bind))
+	for i, b := range bind {
+		if len(b) > 1 && b[0] == '-' {
+			out[i] = BindAddr{Host: b[1:], Optional: true}
+		} else {
+			out[i] = BindAddr{Host: b}
+		}
+	}
+	return out
+}
+
+// MemcachedPort is the memcached listener's TCP port; 0 disables it.
+func (c *Config) MemcachedPort() int { return int(c.load().num[dMemcachedPort]) }
+
+// ProtectedMode refuses non-loopback clients while no password is set.
+func (c *Config) ProtectedMode() bool { return c.load().num[dProtectedMode] != 0 }
+
+// Databases is the number of logical databases (SELECT 0..n-1).
+func (c *Config) Databases() int { return int(c.load().num[dDatabases]) }
+
+// MaxClients is the most simultaneous client connections.
+func (c *Config) MaxClients() int { return int(c.load().num[dMaxClients]) }
+
+// Timeout closes a client idle this long; 0 never does.
+func (c *Config) Timeout() time.Duration { return seconds(c.load().num[dTimeout]) }
+
+// TCPKeepAlive is the TCP keep-alive period of client sockets; 0 disables.
+func (c *Config) TCPKeepAlive() time.Duration { return seconds(c.load().num[dTCPKeepAlive]) }
+
+// TCPBacklog is the listen backlog.
+func (c *Config) TCPBacklog() int { return int(c.load().num[dTCPBacklog]) }
+
+// RequirePass is the default user's password; "" means no AUTH required.
+func (c *Config) RequirePass() string { return c.load().str[dRequirePass] }
+
+// MaxMemory is the memory limit in bytes; 0 means none configured.
+func (c *Config) MaxMemory() int64 { return c.load().num[dMaxMemory] }
+
+// MaxMemoryPolicy is what to evict when MaxMemory is reached.
+func (c *Config) MaxMemoryPolicy() MaxMemoryPolicy {
+	return MaxMemoryPolicy(c.load().num[dMaxMemoryPolicy])
+}
+
+// MaxMemorySamples is how many keys an eviction samples.
+func (c *Config) MaxMemorySamples() int { return int(c.load().num[dMaxMemorySamples]) }
+
+// MaxMemoryEvictionTenacity (0..100) is how long one eviction cycle may run.
+func (c *Config) MaxMemoryEvictionTenacity() int {
+	return int(c.load().num[dMaxMemoryEvictionTenacity])
+}
+
+// LFULogFactor is the LFU counter's logarithm factor.
+func (c *Config) LFULogFactor() int { return int(c.load().num[dLFULogFactor]) }
+
+// LFUDecayTime is the LFU counter's decay period, in minutes.
+func (c *Config) LFUDecayTime() int { return int(c.load().num[dLFUDecayTime]) }
+
+// ActiveExpireEffort (1..10) scales the active expiry cycle's work.
+func (c *Config) ActiveExpireEffort() int { return int(c.load().num[dActiveExpireEffort]) }
+
+// Save is the snapshot rules; empty means no automatic snapshots. The slice
+// is the caller's.
+func (c *Config) Save() []SaveRule { return append([]SaveRule(nil), c.load().save...) }
+
+// Dir is the directory of snapshots, as configured (possibly relative).
+func (c *Config) Dir() string { return c.load().str[dDir] }
+
+// DBFilename is the snapshot's file name within Dir.
+func (c *Config) DBFilename() string { return c.load().str[dDBFilename] }
+
+// RDBCompression compresses strings in snapshots (LZF).
+func (c *Config) RDBCompression() bool { return c.load().num[dRDBCompression] != 0 }
+
+// RDBChecksum writes and checks the CRC64 of snapshots.
+func (c *Config) RDBChecksum() bool { return c.load().num[dRDBChecksum] != 0 }
+
+// StopWritesOnBgsaveError refuses writes while the last snapshot failed.
+func (c *Config) StopWritesOnBgsaveError() bool {
+	return c.load().num[dStopWritesOnBgsaveError] != 0
+}
+
+// AppendOnly is always false: Tandem has no AOF.
+func (c *Config) AppendOnly() bool { return c.load().num[dAppendOnly] != 0 }
+
+// LogLevel is the minimum level logged.
+func (c *Config) LogLevel() LogLevel { return LogLevel(c.load().num[dLogLevel]) }
+
+// LogFile is the log file; "" means standard output.
+func (c *Config) LogFile() string { return c.load().str[dLogFile] }
+
+// PidFile is where to write the process id; "" means nowhere.
+func (c *Config) PidFile() string { return c.load().str[dPidFile] }
+
+// Daemonize is always false: Tandem runs in the foreground.
+func (c *Config) Daemonize() bool { return c.load().num[dDaemonize] != 0 }
+
+// ProtoMaxBulkLen is the largest bulk string a RESP request may carry.
+func (c *Config) ProtoMaxBulkLen() int64 { return c.load().num[dProtoMaxBulkLen] }
+
+// ClientQueryBufferLimit is the most unparsed input kept per client.
+func (c *Config) ClientQueryBufferLimit() int64 { return c.load().num[dClientQueryBufferLimit] }
+
+// Hz is the frequency of background tasks, already clamped to 1..500.
+func (c *Config) Hz() int { return int(c.load().num[dHz]) }
+
+// DynamicHz raises Hz with the number of clients.
+func (c *Config) DynamicHz() bool { return c.load().num[dDynamicHz] != 0 }
+
+// IOThreads is accepted for compatibility and ignored.
+func (c *Config) IOThreads() int { return int(c.load().num[dIOThreads]) }
+
+// ItemSizeMax is the largest memcached item value (memcached -I).
+func (c *Config) ItemSizeMax() int64 { return c.load().num[dItemSizeMax] }
+
+// MemcachedMaxLine is the longest memcached command line; a client sending a
+// longer one without a newline is disconnected.
+func (c *Config) MemcachedMaxLine() int { return int(c.load().num[dMemcachedMaxLine]) }
+
+// MemcachedEnableShutdown allows memcached's "shutdown" command (memcached -A).
+func (c *Config) MemcachedEnableShutdown() bool {
+	return c.load().num[dMemcachedEnableShutdown] != 0
+}
+
+// Compression is the algorithm for values of at least CompressionMinSize.
+func (c *Config) Compression() Compression { return Compression(c.load().num[dCompression]) }
+
+// CompressionMinSize is the smallest value worth compressing.
+func (c *Config) CompressionMinSize() int64 { return c.load().num[dCompressionMinSize] }
+
+// LazyfreeLazyEviction frees evicted values in the background.
+func (c *Config) LazyfreeLazyEviction() bool { return c.load().num[dLazyfreeLazyEviction] != 0 }
+
+// LazyfreeLazyExpire frees expired values in the background.
+func (c *Config) LazyfreeLazyExpire() bool { return c.load().num[dLazyfreeLazyExpire] != 0 }
+
+// LazyfreeLazyServerDel frees values deleted by the server (RENAME...) in the background.
+func (c *Config) LazyfreeLazyServerDel() bool { return c.load().num[dLazyfreeLazyServerDel] != 0 }
+
+// LazyfreeLazyUserDel makes DEL behave as UNLINK.
+func (c *Config) LazyfreeLazyUserDel() bool { return c.load().num[dLazyfreeLazyUserDel] != 0 }
+
+// LazyfreeLazyUserFlush makes FLUSHALL/FLUSHDB without a mode ASYNC.
+func (c *Config) LazyfreeLazyUserFlush() bool { return c.load().num[dLazyfreeLazyUserFlush] != 0 }
+
+// HashMaxListpackEntries is the most fields of a hash kept compact.
+func (c *Config) HashMaxListpackEntries() int { return int(c.load().num[dHashMaxListpackEntries]) }
+
+// HashMaxListpackValue is the longest field or value of a compact hash.
+func (c *Config) HashMaxListpackValue() int { return int(c.load().num[dHashMaxListpackValue]) }
+
+// SetMaxIntsetEntries is the most members of a set kept as an intset.
+func (c *Config) SetMaxIntsetEntries() int { return int(c.load().num[dSetMaxIntsetEntries]) }
+
+// SetMaxListpackEntries is the most members of a set kept as a listpack.
+func (c *Config) SetMaxListpackEntries() int { return int(c.load().num[dSetMaxListpackEntries]) }
+
+// SetMaxListpackValue is the longest member of a listpack set.
+func (c *Config) SetMaxListpackValue() int { return int(c.load().num[dSetMaxListpackValue]) }
+
+// ZsetMaxListpackEntries is the most members of a sorted set kept compact.
+func (c *Config) ZsetMaxListpackEntries() int { return int(c.load().num[dZsetMaxListpackEntries]) }
+
+// ZsetMaxListpackValue is the longest member of a compact sorted set.
+func (c *Config) ZsetMaxListpackValue() int { return int(c.load().num[dZsetMaxListpackValue]) }
+
+// ListMaxListpackSize is a quicklist node's limit: > 0 entries, -1..-5 for
+// 4kb..64kb.
+func (c *Config) ListMaxListpackSize() int { return int(c.load().num[dListMaxListpackSize]) }
+
+// ListCompressDepth is how many quicklist nodes at each end stay uncompressed; 0 disables.
+func (c *Config) ListCompressDepth() int { return int(c.load().num[dListCompressDepth]) }
+
+// NotifyKeyspaceEvents is the enabled keyspace notification classes.
+func (c *Config) NotifyKeyspaceEvents() NotifyFlags {
+	return NotifyFlags(c.load().num[dNotifyKeyspaceEvents])
+}
+
+// BusyReplyThreshold is how long a script runs before other clients get BUSY.
+func (c *Config) BusyReplyThreshold() time.Duration {
+	return time.Duration(c.load().num[dBusyReplyThreshold]) * time.Millisecond
+}
+
+// SlowlogLogSlowerThan is the slow log threshold in microseconds; -1
+// disables the slow log, 0 logs every command.
+func (c *Config) SlowlogLogSlowerThan() int64 { return c.load().num[dSlowlogLogSlowerThan] }
+
+// SlowlogMaxLen is the slow log's length.
+func (c *Config) SlowlogMaxLen() int { return int(c.load().num[dSlowlogMaxLen]) }
+
+// LatencyTracking records per-command latency percentiles.
+func (c *Config) LatencyTracking() bool { return c.load().num[dLatencyTracking] != 0 }
+
+// LatencyMonitorThreshold is the latency monitor's threshold in
+// milliseconds; 0 disables it.
+func (c *Config) LatencyMonitorThreshold() int64 { return c.load().num[dLatencyMonitorThreshold] }
+
+// ClientOutputBufferLimit is the output limit of a class of clients.
+func (c *Config) ClientOutputBufferLimit(class ClientClass) BufferLimit {
+	return c.load().obuf[class]
+}
+
+// ShutdownTimeout is how long SHUTDOWN waits for replicas.
+func (c *Config) ShutdownTimeout() time.Duration { return seconds(c.load().num[dShutdownTimeout]) }
+
+// EnableDebugCommand says who may run DEBUG.
+func (c *Config) EnableDebugCommand() ProtectedAction {
+	return ProtectedAction(c.load().num[dEnableDebugCommand])
+}
+
+// EnableProtectedConfigs says who may CONFIG SET dir and dbfilename.
+func (c *Config) EnableProtectedConfigs() ProtectedAction {
+	return ProtectedAction(c.load().num[dEnableProtectedConfigs])
+}
+
+func seconds(n int64) time.Duration { return time.Duration(n) * time.Second }

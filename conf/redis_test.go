@@ -1,0 +1,414 @@
+package conf
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tests in this file compare Tandem with a real redis-server (7.0 is
+// the reference); they are skipped when none is installed or with -short.
+
+// respConn is the smallest RESP2 client that CONFIG GET/SET needs.
+type respConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func (rc *respConn) do(args ...string) (any, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := rc.c.Write([]byte(b.String())); err != nil {
+		return nil, err
+	}
+	return rc.read()
+}
+
+// respError is an error reply, kept apart from transport errors.
+type respError string
+
+func (rc *respConn) read() (any, error) {
+	line, err := rc.r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	line = strings.TrimSuffix(line, "\r\n")
+	switch line[0] {
+	case '+':
+		return line[1:], nil
+	case '-':
+		return respError(line[1:]), nil
+	case ':':
+		return strconv.ParseInt(line[1:], 10, 64)
+	case '$':
+		n, _ := strconv.Atoi(line[1:])
+		if n < 0 {
+			return nil, nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io_ReadFull(rc.r, buf); err != nil {
+			return nil, err
+		}
+		return string(buf[:n]), nil
+	case '*':
+		n, _ := strconv.Atoi(line[1:])
+		out := make([]any, 0, max(n, 0))
+		for i := 0; i < n; i++ {
+			v, err := rc.read()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unexpected reply %q", line)
+}
+
+func io_ReadFull(r *bufio.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func redisServer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no redis-server")
+	}
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	return path
+}
+
+// startRedis runs redis-server on a free port and returns a client.
+func startRedis(t *testing.T) *respConn {
+	bin := redisServer(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var conn net.Conn
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		conn, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not start: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Cleanup(func() { conn.Close() })
+	rc := &respConn{c: conn, r: bufio.NewReader(conn)}
+	if v, err := rc.do("INFO", "server"); err != nil || !strings.Contains(fmt.Sprint(v), "redis_version:7.0.") {
+		t.Logf("reference is not redis 7.0; texts may differ")
+	}
+	return rc
+}
+
+// reply renders a CONFIG SET reply the way Set's result is compared.
+func setReply(v any, err error) string {
+	if err != nil {
+		return "transport: " + err.Error()
+	}
+	if e, ok := v.(respError); ok {
+		return string(e)
+	}
+	return fmt.Sprint(v)
+}
+
+// TestRedisDifferentialConfigSet sends the same CONFIG SET sequence to
+// redis-server and to Config.Set and compares every reply and the values
+// after it. Deliberate differences (port and bind immutable, appendonly
+// yes refused, dir not a chdir, overflowing memory values refused, Tandem's
+// own directives) are left out.
+func TestRedisDifferentialConfigSet(t *testing.T) {
+	rc := startRedis(t)
+	c := mustLoad(t, []string{"--save", ""}, nil) // as startRedis runs redis
+	cases := [][]string{
+		{"foo", "bar"}, {"Foo", "1"}, {"", "0"}, {"maxmemory", "1gb", "", "0"}, {"maxmemory", "1xb"}, {"MAXMEMORY", "1xb"},
+		{"maxmemory", "1gb", "maxmemory", "2gb"}, {"HZ", "5", "HZ", "6"}, {"maxmemory", "-1"},
+		{"maxmemory", ""}, {"maxmemory", "1kb"}, {"maxmemory", "1k"}, {"maxmemory", "1B"},
+		{"maxmemory", "017"}, {"maxmemory", "1GB"}, {"maxmemory", "1.5gb"}, {"maxmemory", " 1gb"},
+		{"maxmemory", "+5"}, {"maxmemory", "1t"},
+		{"maxmemory-policy", "foo"}, {"maxmemory-policy", "ALLKEYS-LRU"}, {"maxmemory-policy", "noeviction"},
+		{"hz", "abc"}, {"hz", "1000000"}, {"hz", "0"}, {"hz", "-1"}, {"hz", "10"},
+		{"maxclients", "0"}, {"protected-mode", "maybe"}, {"protected-mode", "NO"}, {"protected-mode", "yes"},
+		{"save", "abc"}, {"save", "100"}, {"save", "100 -1"}, {"save", "  900   1  "}, {"save", "0 1"},
+		{"save", "100 1 abc 2"}, {"save", "900 1 300 10"}, {"save", "+5 1"}, {"save", "5 +1"}, {"save", "100 "},
+		{"save", "100 1 100 2"}, {"save", ""},
+		{"timeout", "-1"}, {"timeout", "1.5"}, {"timeout", " 5"}, {"timeout", "+5"}, {"timeout", "05"},
+		{"timeout", "-0"}, {"timeout", "0"},
+		{"client-output-buffer-limit", "foo 1 2 3"}, {"client-output-buffer-limit", "normal 1 2"},
+		{"client-output-buffer-limit", "master 1 2 3"}, {"client-output-buffer-limit", "normal 1x 2 3"},
+		{"client-output-buffer-limit", "normal 1 2 -3"}, {"client-output-buffer-limit", "normal 1mb 2kb 3 pubsub 1 2 3"},
+		{"client-output-buffer-limit", "replica 1 2 3"}, {"client-output-buffer-limit", ""},
+		{"client-output-buffer-limit", "NORMAL 5 5 5"}, {"client-output-buffer-limit", "normal 1 2 3  pubsub 1 2 3"},
+		{"client-output-buffer-limit", "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60"},
+		{"tcp-keepalive", "-1"}, {"tcp-keepalive", "99999999999"},
+		{"loglevel", "foo"}, {"loglevel", "WARNING"}, {"loglevel", "notice"},
+		{"daemonize", "yes"}, {"daemonize", "no"}, {"databases", "3"}, {"DATABASES", "3"},
+		{"databases", "3", "foo", "1"}, {"foo", "1", "databases", "3"}, {"maxmemory", "1xb", "databases", "3"},
+		{"hz", "5", "maxmemory", "1xb"}, {"lua-time-limit", "abc"}, {"lua-time-limit", "10", "busy-reply-threshold", "20"},
+		{"lua-time-limit", "5000"},
+		{"rdbchecksum", "no"}, {"logfile", "x"}, {"io-threads", "2"}, {"enable-debug-command", "yes"},
+		{"enable-protected-configs", "yes"}, {"tcp-backlog", "10"}, {"pidfile", "x"},
+		{"dir", "/tmp"}, {"dbfilename", "x.rdb"},
+		{"lazyfree-lazy-user-flush", "maybe"}, {"lazyfree-lazy-eviction", "yes"}, {"lazyfree-lazy-eviction", "no"},
+		{"proto-max-bulk-len", "100"}, {"proto-max-bulk-len", "1xb"}, {"proto-max-bulk-len", "1gb"},
+		{"proto-max-bulk-len", "512mb"}, {"client-query-buffer-limit", "100"},
+		{"slowlog-log-slower-than", "-2"}, {"slowlog-log-slower-than", "-1"}, {"slowlog-log-slower-than", "10000"},
+		{"slowlog-max-len", "-1"}, {"list-max-listpack-size", "abc"}, {"list-max-ziplist-size", "-3"},
+		{"list-max-listpack-size", "-2"}, {"list-compress-depth", "-1"},
+		{"hash-max-listpack-entries", "-1"}, {"hash-max-listpack-value", "-1"}, {"hash-max-ziplist-value", "1kb"},
+		{"hash-max-listpack-value", "64"}, {"set-max-intset-entries", "1k"}, {"zset-max-ziplist-entries", "64"},
+		{"zset-max-listpack-entries", "128"},
+		{"notify-keyspace-events", "X"}, {"notify-keyspace-events", "KEA"}, {"notify-keyspace-events", "Kg"},
+		{"notify-keyspace-events", "Eg$lshzxetd"}, {"notify-keyspace-events", "Kn"}, {"notify-keyspace-events", "xgK"},
+		{"notify-keyspace-events", "tmd"}, {"notify-keyspace-events", "KEAn"}, {"notify-keyspace-events", "KEA m"},
+		{"notify-keyspace-events", ""},
+		{"lfu-log-factor", "-1"}, {"lfu-decay-time", "-1"}, {"maxmemory-samples", "0"}, {"shutdown-timeout", "-1"},
+		{"busy-reply-threshold", "-1"}, {"maxmemory-eviction-tenacity", "101"}, {"active-expire-effort", "0"},
+		{"active-expire-effort", "11"}, {"latency-monitor-threshold", "-1"}, {"dynamic-hz", "maybe"},
+		{"latency-tracking", "no"}, {"latency-tracking", "yes"}, {"stop-writes-on-bgsave-error", "x"},
+		{"rdbcompression", "no"}, {"rdbcompression", "yes"}, {"maxmemory", "0"},
+	}
+	for _, args := range cases {
+		want := setReply(rc.do(append([]string{"CONFIG", "SET"}, args...)...))
+		got := "OK"
+		pairs, err := Pairs(args)
+		if err == nil {
+			err = c.Set(pairs...)
+		}
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("CONFIG SET %q:\n  tandem %s\n  redis  %s", args, got, want)
+		}
+		for i := 0; i < len(args); i += 2 {
+			switch strings.ToLower(args[i]) {
+			case "dir", "logfile": // startRedis sets them
+			default:
+				compareGet(t, rc, c, args[i])
+			}
+		}
+	}
+}
+
+// compareGet compares CONFIG GET of one name.
+func compareGet(t *testing.T, rc *respConn, c *Config, name string) {
+	t.Helper()
+	v, err := rc.do("CONFIG", "GET", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][2]string
+	list, _ := v.([]any)
+	for i := 0; i+1 < len(list); i += 2 {
+		want = append(want, [2]string{fmt.Sprint(list[i]), fmt.Sprint(list[i+1])})
+	}
+	got := c.Get(name)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("CONFIG GET %s: tandem %q, redis %q", name, got, want)
+	}
+}
+
+// TestRedisDifferentialConfigGet compares glob results: every pair Tandem
+// returns for a pattern must be in redis's reply with the same value,
+// except Tandem's own directives and deliberately different defaults.
+func TestRedisDifferentialConfigGet(t *testing.T) {
+	rc := startRedis(t)
+	c := mustLoad(t, []string{"--save", "", "--bind", "127.0.0.1"}, nil) // as startRedis runs redis
+	tandemOnly := map[string]bool{"memcached-port": true, "item-size-max": true, "memcached-max-line": true,
+		"memcached-enable-shutdown": true, "compression": true, "compression-min-size": true,
+		"set-max-listpack-entries": true, "set-max-listpack-value": true,
+		"port": true, "dir": true, "logfile": true} // port, dir, logfile: set differently by startRedis
+	for _, pattern := range []string{"*", "maxmemory*", "*max-*-entries*", "*listpack*", "[lm]axmemory",
+		"[^l]axmemory", "maxmemory-polic[a-z]", "h?", "HZ", "*LAZY*", "lua-time-limit", `maxmemory\-policy`,
+		"*-size", "slowlog-*", "?????", "*[0-9]*"} {
+		v, err := rc.do("CONFIG", "GET", pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redis := map[string]string{}
+		list, _ := v.([]any)
+		for i := 0; i+1 < len(list); i += 2 {
+			redis[fmt.Sprint(list[i])] = fmt.Sprint(list[i+1])
+		}
+		for _, p := range c.Get(pattern) {
+			if tandemOnly[p[0]] {
+				continue
+			}
+			rv, ok := redis[p[0]]
+			if !ok {
+				t.Errorf("CONFIG GET %q: tandem has %s, redis does not", pattern, p[0])
+			} else if rv != p[1] {
+				t.Errorf("CONFIG GET %q: %s is %q in tandem, %q in redis", pattern, p[0], p[1], rv)
+			}
+		}
+		if pattern == "*" {
+			continue
+		}
+		// And nothing redis reports for a name Tandem knows is missing.
+		for name := range redis {
+			if _, _, ok := lookup(name); ok && len(c.Get(name)) == 1 {
+				found := false
+				for _, p := range c.Get(pattern) {
+					found = found || strings.EqualFold(p[0], name)
+				}
+				if !found {
+					t.Errorf("CONFIG GET %q: redis has %s, tandem does not", pattern, name)
+				}
+			}
+		}
+	}
+}
+
+// TestRedisDifferentialStartup starts redis-server on bad configuration
+// files and flags and compares its fatal error's offending line and reason
+// with Load's.
+func TestRedisDifferentialStartup(t *testing.T) {
+	bin := redisServer(t)
+	files := []string{
+		"port 16401\nmaxmemory \"1xb\"\n", "foo bar\n", "port 1 2\n", "port \"abc\n", "maxmemory\n",
+		"protected-mode maybe\n", "save 1\n", "save 0 1\n", "client-output-buffer-limit normal 1 2\n",
+		"client-output-buffer-limit master 1 2 3\n", "MaxMemory 1xb\n",
+		"  # comment\n\n   maxmemory-policy  foo  \n", "notify-keyspace-events X\n", "lua-time-limit x\n",
+		"requirepass \"a\"b\n", "hz -1\n", "dbfilename a/b\n", "save \"100 x\"\n", "include a b\n",
+		"list-max-ziplist-size 1.5\n", "timeout 05\n", "maxclients 0\n",
+	}
+	dir := t.TempDir()
+	for i, content := range files {
+		path := filepath.Join(dir, fmt.Sprintf("c%d.conf", i))
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := exec.Command(bin, path, "--port", "0", "--daemonize", "no").CombinedOutput()
+		wantText, wantReason := redisFatal(string(out))
+		_, err := Load([]string{path}, nil)
+		le, ok := err.(*LoadError)
+		if !ok {
+			t.Errorf("%q: Load = %v; redis: %q", content, err, out)
+			continue
+		}
+		if le.Text != wantText || le.Reason != wantReason {
+			t.Errorf("%q:\n  tandem %q / %q\n  redis  %q / %q", content, le.Text, le.Reason, wantText, wantReason)
+		}
+	}
+
+	// Flags: redis reports them as lines appended to the file; compare reasons.
+	for _, args := range [][]string{
+		{"--maxmemory", "1xb"}, {"--port", "1", "2"}, {"--save", "60 x"}, {"--foo", "bar"},
+		{"--maxmemory-policy", "x"}, {"--hz"},
+	} {
+		out, _ := exec.Command(bin, append([]string{"--port", "0", "--daemonize", "no"}, args...)...).CombinedOutput()
+		_, wantReason := redisFatal(string(out))
+		_, err := Load(args, nil)
+		le, ok := err.(*LoadError)
+		if !ok || le.Reason != wantReason {
+			t.Errorf("%q: Load = %v; redis reason %q", args, err, wantReason)
+		}
+	}
+}
+
+// redisFatal extracts the offending line and the reason from redis-server's
+// "*** FATAL CONFIG FILE ERROR ***" output.
+func redisFatal(out string) (text, reason string) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, ">>> '") && i+1 < len(lines) {
+			return strings.TrimSuffix(strings.TrimPrefix(l, ">>> '"), "'"), lines[i+1]
+		}
+	}
+	return "", out
+}
+
+// TestRedisDifferentialGlob sends random glob patterns to CONFIG GET and
+// checks that exactly the names redis matches among those both know are
+// the ones globMatch matches.
+func TestRedisDifferentialGlob(t *testing.T) {
+	rc := startRedis(t)
+	c := Default()
+	var shared []string // names (and aliases) redis knows too
+	v, err := rc.do("CONFIG", "GET", "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inRedis := map[string]bool{}
+	list, _ := v.([]any)
+	for i := 0; i < len(list); i += 2 {
+		inRedis[fmt.Sprint(list[i])] = true
+	}
+	for _, p := range c.Get("*") {
+		if inRedis[p[0]] {
+			shared = append(shared, p[0])
+		}
+	}
+	rng := newRand(1)
+	const alphabet = "**??[[]]^-\\ahmxyzAHM-e"
+	for i := 0; i < 400; i++ {
+		b := []byte{'*'}
+		for n := rng.intn(7); n > 0; n-- {
+			b = append(b, alphabet[rng.intn(len(alphabet))])
+		}
+		if rng.intn(2) == 0 {
+			b = append(b, '*')
+		}
+		pattern := string(b)
+		v, err := rc.do("CONFIG", "GET", pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		list, _ := v.([]any)
+		for j := 0; j < len(list); j += 2 {
+			got[fmt.Sprint(list[j])] = true
+		}
+		for _, name := range shared {
+			if globMatch(pattern, name, true) != got[name] {
+				t.Errorf("pattern %q on %q: tandem %v, redis %v", pattern, name, !got[name], got[name])
+			}
+		}
+	}
+}
+
+// rand is a tiny deterministic generator, so that failures reproduce.
+type rand struct{ s uint64 }
+
+func newRand(seed uint64) *rand { return &rand{s: seed} }
+
+func (r *rand) intn(n int) int {
+	r.s ^= r.s << 13
+	r.s ^= r.s >> 7
+	r.s ^= r.s << 17
+	return int(r.s % uint64(n))
+}
