@@ -36,6 +36,9 @@ func main() {
 }
 
 func run(args, environ []string) int {
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return healthcheck(args[1:], environ)
+	}
 	cfg, err := conf.Load(args, environ)
 	switch {
 	case errors.Is(err, conf.ErrHelp):

@@ -1,0 +1,253 @@
+package compat
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// loosening names the one way a reply may differ from the reference. A
+// case without one demands identical bytes.
+type loosening struct {
+	kind   looseKind
+	fields []string // infoFields: fields that must exist in both replies
+}
+
+type looseKind int
+
+const (
+	exact           looseKind = iota
+	kTTLApprox                // integers within ±1 (TTL, EXPIRETIME after EXPIRE)
+	kPTTLApprox               // integers within ±pttlSlack (PTTL, PEXPIRETIME)
+	kSortedArray              // aggregates compared as multisets (KEYS, unordered output)
+	kErrorPrefix              // errors whose first word matches
+	kAnyInt                   // any integer
+	kAnyBulk                  // same shape: types and aggregate lengths, values ignored
+	kInfoFields               // INFO-like text: the named fields exist in both
+	kHelloReply               // HELLO: same fields, values equal but server, version, id
+	kUnorderedPairs           // maps, or flat key-value arrays, in any order (CONFIG GET a b)
+)
+
+// pttlSlack is how many milliseconds two servers may disagree on a PTTL
+// read right after setting it (the two sides run concurrently).
+const pttlSlack = 500
+
+var (
+	ttlApprox   = loosening{kind: kTTLApprox}
+	pttlApprox  = loosening{kind: kPTTLApprox}
+	sortedArray = loosening{kind: kSortedArray}
+	errorPrefix = loosening{kind: kErrorPrefix}
+	anyInt      = loosening{kind: kAnyInt}
+	anyBulk     = loosening{kind: kAnyBulk}
+	helloReply  = loosening{kind: kHelloReply}
+	// unorderedPairs compares a map (or RESP2 flat key, value array) as a
+	// set of pairs.
+	unorderedPairs = loosening{kind: kUnorderedPairs}
+)
+
+// infoFields accepts any INFO-like text in which every named field exists.
+func infoFields(fields ...string) loosening {
+	return loosening{kind: kInfoFields, fields: fields}
+}
+
+func (l loosening) String() string {
+	switch l.kind {
+	case kTTLApprox:
+		return "ttlApprox"
+	case kPTTLApprox:
+		return "pttlApprox"
+	case kSortedArray:
+		return "sortedArray"
+	case kErrorPrefix:
+		return "errorPrefix"
+	case kAnyInt:
+		return "anyInt"
+	case kAnyBulk:
+		return "anyBulk"
+	case kInfoFields:
+		return "infoFields(" + strings.Join(l.fields, ",") + ")"
+	case kHelloReply:
+		return "helloReply"
+	case kUnorderedPairs:
+		return "unorderedPairs"
+	}
+	return "exact"
+}
+
+// at builds a case's loosening map from index, loosening pairs.
+func at(pairs ...any) map[int]loosening {
+	m := map[int]loosening{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[pairs[i].(int)] = pairs[i+1].(loosening)
+	}
+	return m
+}
+
+// matchReply reports whether got is acceptable given the reference want.
+// The reason explains a mismatch that is not obvious from the two replies.
+func matchReply(want, got reply, l loosening) (ok bool, reason string) {
+	if bytes.Equal(want.raw, got.raw) {
+		return true, ""
+	}
+	switch l.kind {
+	case kTTLApprox, kPTTLApprox:
+		slack := int64(1)
+		if l.kind == kPTTLApprox {
+			slack = pttlSlack
+		}
+		if want.kind != ':' || got.kind != ':' {
+			return false, "expected integers"
+		}
+		w, err1 := strconv.ParseInt(want.text, 10, 64)
+		g, err2 := strconv.ParseInt(got.text, 10, 64)
+		if err1 != nil || err2 != nil {
+			return false, "bad integer"
+		}
+		if w < 0 || g < 0 { // -1 and -2 carry meaning: exact
+			return false, "negative TTLs must match exactly"
+		}
+		if d := w - g; d > slack || d < -slack {
+			return false, fmt.Sprintf("differ by more than %d", slack)
+		}
+		return true, ""
+	case kSortedArray:
+		if want.kind != got.kind || !want.isAggregate() || want.null != got.null {
+			return false, "expected aggregates of the same type"
+		}
+		if len(want.elems) != len(got.elems) {
+			return false, fmt.Sprintf("%d elements, want %d", len(got.elems), len(want.elems))
+		}
+		if !equalMultiset(want.elems, got.elems) {
+			return false, "elements differ (compared as a multiset)"
+		}
+		return true, ""
+	case kErrorPrefix:
+		if !want.isError() || !got.isError() {
+			return false, "expected errors"
+		}
+		if firstWord(want.text) != firstWord(got.text) {
+			return false, "error codes differ"
+		}
+		return true, ""
+	case kAnyInt:
+		if got.kind != ':' {
+			return false, "expected an integer"
+		}
+		return true, ""
+	case kAnyBulk:
+		if why := sameShape(want, got); why != "" {
+			return false, why
+		}
+		return true, ""
+	case kInfoFields:
+		if want.kind != got.kind || (got.kind != '$' && got.kind != '=') {
+			return false, "expected the same bulk type"
+		}
+		wf, gf := infoMap(want), infoMap(got)
+		for _, f := range l.fields {
+			if _, ok := wf[f]; !ok {
+				return false, fmt.Sprintf("reference lacks field %q: the case is wrong", f)
+			}
+			if _, ok := gf[f]; !ok {
+				return false, fmt.Sprintf("field %q missing", f)
+			}
+		}
+		return true, ""
+	case kUnorderedPairs:
+		if want.kind != got.kind || !want.isAggregate() || len(want.elems) != len(got.elems) || len(want.elems)%2 != 0 {
+			return false, "expected maps of the same size"
+		}
+		if !equalMultiset(pairs(want), pairs(got)) {
+			return false, "pairs differ (compared unordered)"
+		}
+		return true, ""
+	case kHelloReply:
+		if want.kind != got.kind || len(want.elems) != len(got.elems) || len(want.elems)%2 != 0 {
+			return false, "expected the same map shape"
+		}
+		for i := 0; i < len(want.elems); i += 2 {
+			wk, gk := want.elems[i], got.elems[i]
+			if !bytes.Equal(wk.raw, gk.raw) {
+				return false, fmt.Sprintf("field %d is %q, want %q", i/2, gk.text, wk.text)
+			}
+			wv, gv := want.elems[i+1], got.elems[i+1]
+			switch wk.text {
+			case "server", "version", "id":
+				if why := sameShape(wv, gv); why != "" {
+					return false, wk.text + ": " + why
+				}
+			default:
+				if !bytes.Equal(wv.raw, gv.raw) {
+					return false, fmt.Sprintf("field %q differs", wk.text)
+				}
+			}
+		}
+		return true, ""
+	}
+	return false, ""
+}
+
+func equalMultiset(a, b []reply) bool {
+	as, bs := make([]string, len(a)), make([]string, len(b))
+	for i := range a {
+		as[i], bs[i] = string(a[i].raw), string(b[i].raw)
+	}
+	sort.Strings(as)
+	sort.Strings(bs)
+	for i := range as {
+		if as[i] != bs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pairs joins the key and value of each pair of a flat map into one reply
+// whose raw bytes are the pair's bytes.
+func pairs(r reply) []reply {
+	out := make([]reply, 0, len(r.elems)/2)
+	for i := 0; i+1 < len(r.elems); i += 2 {
+		raw := append(append([]byte{}, r.elems[i].raw...), r.elems[i+1].raw...)
+		out = append(out, reply{raw: raw})
+	}
+	return out
+}
+
+// sameShape compares types and aggregate lengths, ignoring values.
+func sameShape(want, got reply) string {
+	if want.kind != got.kind || want.null != got.null {
+		return fmt.Sprintf("type %q, want %q", got.kind, want.kind)
+	}
+	if len(want.elems) != len(got.elems) {
+		return fmt.Sprintf("%d elements, want %d", len(got.elems), len(want.elems))
+	}
+	for i := range want.elems {
+		if why := sameShape(want.elems[i], got.elems[i]); why != "" {
+			return fmt.Sprintf("element %d: %s", i, why)
+		}
+	}
+	return ""
+}
+
+func firstWord(s string) string {
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// infoMap parses "field:value" lines; "# Section" lines are skipped.
+func infoMap(r reply) map[string]string {
+	m := map[string]string{}
+	for _, line := range r.lines() {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			m[k] = v
+		}
+	}
+	return m
+}

@@ -1,0 +1,21 @@
+// Package resp is Tandem's Redis front-end: the RESP codec and the Redis
+// command table.
+//
+// A request moves through it like this. server/ hands the bytes read from a
+// connection to that connection's Parser, which cuts them into requests
+// (multibulk "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n" or inline "GET k\r\n") exactly
+// as redis-server 7.0 does, limits and error texts included. Each request's
+// arguments alias the read buffer. The command table looks the name up,
+// checks arity, calls the handler, which talks to engine/ and appends its
+// reply to the connection's Writer in RESP2 or RESP3; the replies to a whole
+// pipeline go out in one write. A ProtocolError from the parser is answered
+// with "-ERR <text>" and the connection is closed.
+//
+// Files:
+//   - parser.go: Parser, Limits: incremental, allocation-free request parsing.
+//   - writer.go: Writer: RESP2/RESP3 reply encoding.
+//   - errors.go: every error text the front-end sends, as named constants,
+//     and the helpers that format redis's arity and unknown-command errors.
+//   - cmd_*.go: the command table, one file per command family
+//     (cmd_string.go, cmd_keys.go, cmd_hash.go…), each with its tests.
+package resp
