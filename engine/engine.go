@@ -29,6 +29,8 @@ type Engine struct {
 	dirty     atomic.Int64  // writes since start (Redis's server.dirty)
 	casSeq    atomic.Uint64 // last CAS unique handed out
 
+	expireNext atomic.Uint64 // shard where the next ActiveExpireCycle starts
+
 	stats counters
 }
 

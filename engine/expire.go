@@ -14,13 +14,18 @@ const expireSweepPerShard = 64
 // that has volatile keys once, or budget has passed. Lazy expiry handles
 // keys that are read; this catches those that never are. A sweep (not
 // Redis's random sampling) means every expired key is found within a
-// bounded number of cycles. It returns how many keys it reclaimed.
+// bounded number of cycles. A cycle cut short by its budget leaves off
+// where the next one starts, so no shard waits behind the others. It
+// returns how many keys it reclaimed.
 func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 	start := time.Now()
 	now := e.clock.NowMs()
 	reclaimed := 0
-	for i := range e.shards {
-		if i%64 == 63 && time.Since(start) > budget {
+	first := int(e.expireNext.Load() % uint64(len(e.shards)))
+	for k := range e.shards {
+		i := (first + k) % len(e.shards)
+		if k%64 == 63 && time.Since(start) > budget {
+			e.expireNext.Store(uint64(i))
 			break
 		}
 		s := &e.shards[i]

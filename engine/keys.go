@@ -43,6 +43,7 @@ func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
 }
 
 // Exists counts how many of keys exist; a key given twice counts twice.
+// Each key counts as a keyspace hit or miss, as Redis's EXISTS does.
 func (d DB) Exists(keys ...[]byte) int {
 	n := 0
 	now := d.e.clock.NowMs()
@@ -54,10 +55,24 @@ func (d DB) Exists(keys ...[]byte) int {
 		}
 		s.mu.Unlock()
 	}
+	d.CountLookups(n, len(keys)-n)
 	return n
 }
 
+// CountLookups adds to the keyspace hit and miss counters, for reads that
+// Redis counts but that go through calls which do not (Info for TTL, TYPE
+// and OBJECT).
+func (d DB) CountLookups(hits, misses int) {
+	if hits > 0 {
+		d.e.stats.hits.Add(int64(hits))
+	}
+	if misses > 0 {
+		d.e.stats.misses.Add(int64(misses))
+	}
+}
+
 // Touch updates the access time of existing keys and counts them (TOUCH).
+// Each key counts as a keyspace hit or miss.
 func (d DB) Touch(keys ...[]byte) int {
 	n := 0
 	now := d.e.clock.NowMs()
@@ -70,6 +85,7 @@ func (d DB) Touch(keys ...[]byte) int {
 		}
 		s.mu.Unlock()
 	}
+	d.CountLookups(n, len(keys)-n)
 	return n
 }
 
@@ -111,7 +127,8 @@ const (
 
 // Expire sets the key's expiry to at (unix ms) under cond. An at not after
 // now deletes the key. It reports whether the key existed and the
-// condition held (the EXPIRE reply).
+// condition held (the EXPIRE reply). An existing key counts as accessed
+// even when the condition fails, as in Redis.
 func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
@@ -122,6 +139,7 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
 		return false
 	}
 	en := &s.entries[slot]
+	d.touch(en, now)
 	cur := en.expireAt
 	switch {
 	case cond&ExpireNX != 0 && cur != 0,
@@ -140,13 +158,18 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
 }
 
 // Persist removes the key's expiry; it reports whether there was one.
+// An existing key counts as accessed either way, as in Redis.
 func (d DB) Persist(key []byte) bool {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
-	if slot < 0 || s.entries[slot].expireAt == 0 {
+	if slot < 0 {
+		return false
+	}
+	d.touch(&s.entries[slot], now)
+	if s.entries[slot].expireAt == 0 {
 		return false
 	}
 	s.setExpire(&s.entries[slot], 0)
@@ -243,7 +266,8 @@ func (d DB) Keys(pattern []byte, fn func(key []byte)) {
 // (TypeNone = all). It returns the next cursor; 0 means done. A cursor is
 // (shard << 32 | slot): keys keep their slot for life, so a key present for
 // the whole scan is always returned; one added or removed meanwhile may or
-// may not be.
+// may not be. With a typ, every key matching the pattern counts as a
+// keyspace hit, as in Redis.
 func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key []byte)) uint64 {
 	if count < 1 {
 		count = 10
@@ -252,6 +276,10 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 	slot := int(cursor & 0xffffffff)
 	now := d.e.clock.NowMs()
 	visited := 0
+	// Redis checks a TYPE filter by looking each key that passed the
+	// pattern up, which counts as a keyspace hit.
+	typeChecks := 0
+	defer func() { d.CountLookups(typeChecks, 0) }()
 	for shardIdx < d.e.perDB {
 		s := &d.e.shards[d.base+shardIdx]
 		s.mu.Lock()
@@ -262,11 +290,14 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 				continue
 			}
 			visited++
-			if typ != TypeNone && en.typ != typ {
-				continue
-			}
 			if pattern != nil && !glob.Match(pattern, en.key(), false) {
 				continue
+			}
+			if typ != TypeNone {
+				typeChecks++
+				if en.typ != typ {
+					continue
+				}
 			}
 			fn(en.key())
 		}
@@ -360,6 +391,8 @@ type transferOpts struct {
 }
 
 // transfer is RENAME, COPY and MOVE: both keys' shards locked in order.
+// As in Redis, the source counts as accessed, a copy is a new object (idle
+// time 0), and COPY's read of the source is a keyspace hit or miss.
 func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) (bool, error) {
 	si, sh := sd.locate(src)
 	di, dh := dd.locate(dst)
@@ -371,9 +404,17 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 	defer ls.unlock()
 	ss, ds := &e.shards[si], &e.shards[di]
 	sslot := sd.find(ss, src, sh, now)
+	if !o.move {
+		if sslot < 0 {
+			sd.CountLookups(0, 1)
+		} else {
+			sd.CountLookups(1, 0)
+		}
+	}
 	if sslot < 0 {
 		return false, ErrNoSuchKey
 	}
+	sd.touch(&ss.entries[sslot], now)
 	if sd.num == dd.num && string(src) == string(dst) {
 		if o.move {
 			return o.replace, nil // RENAME k k succeeds; RENAMENX k k returns 0
@@ -393,6 +434,9 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 	e.used.Add(memOf(len(kv)))
 	en := &ds.entries[slot]
 	en.enc, en.flags, en.access = sen.enc, sen.flags, sen.access
+	if !o.move {
+		en.access = e.lruNow(now)
+	}
 	en.cas = e.nextCAS()
 	if o.keepTTL {
 		ds.setExpire(en, sen.expireAt)

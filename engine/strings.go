@@ -219,7 +219,8 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 		if maxLen > 0 && int64(len(data)) > maxLen {
 			return res, ErrTooLarge
 		}
-		slot = d.store(s, -1, key, h, data, EncRaw, now)
+		// A new key holds the argument as SET would (APPEND k 123 is "int").
+		slot = d.store(s, -1, key, h, data, encodingFor(data), now)
 		res.Stored, res.Len, res.CAS = true, len(data), s.entries[slot].cas
 		return res, nil
 	}
@@ -311,24 +312,25 @@ func (d DB) IncrBy(key []byte, delta int64) (int64, error) {
 // IncrByFloat adds delta to the number at key with Redis's long double
 // arithmetic and stores the result as Redis prints it. Errors:
 // ErrNotFloat (value or delta), ErrNaNOrInf, ErrWrongType.
+//
+// The checks run in Redis's order: the key's type, then the stored value,
+// then delta, then the result ("inf" stored plus a bad delta is
+// ErrNotFloat, not ErrNaNOrInf).
 func (d DB) IncrByFloat(key, delta []byte) ([]byte, error) {
-	incr, incrInf, ok := num.ParseLongDouble(delta)
-	if !ok {
-		return nil, ErrNotFloat
-	}
 	it, err := d.modifyString(key, func(old []byte, exists bool) ([]byte, Encoding, error) {
-		cur, _, _ := num.ParseLongDouble([]byte("0"))
+		cur, curInf, _ := num.ParseLongDouble([]byte("0"))
 		if exists {
 			v, inf, ok := num.ParseLongDouble(old)
 			if !ok {
 				return nil, 0, ErrNotFloat
 			}
-			if inf != 0 {
-				return nil, 0, ErrNaNOrInf
-			}
-			cur = v
+			cur, curInf = v, inf
 		}
-		if incrInf != 0 {
+		incr, incrInf, ok := num.ParseLongDouble(delta)
+		if !ok {
+			return nil, 0, ErrNotFloat
+		}
+		if curInf != 0 || incrInf != 0 {
 			return nil, 0, ErrNaNOrInf
 		}
 		sum, finite := num.AddLongDouble(cur, incr)
@@ -336,7 +338,13 @@ func (d DB) IncrByFloat(key, delta []byte) ([]byte, error) {
 			return nil, 0, ErrNaNOrInf
 		}
 		out := []byte(num.FormatLongDoubleHuman(sum))
-		return out, encodingFor(out), nil
+		// Redis stores the printed number as a plain string, never "int":
+		// 1.5 INCRBYFLOAT 1.5 gives "3" with encoding embstr.
+		enc := EncEmbstr
+		if len(out) > embstrMaxLen {
+			enc = EncRaw
+		}
+		return out, enc, nil
 	})
 	if err != nil {
 		return nil, err
@@ -397,8 +405,10 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val u
 }
 
 // parseMemcachedUint reads a stored value as memcached's safe_strtoull:
-// optional leading white space and sign, decimal digits, then only white
-// space; a value that would be negative as int64 must carry no '-'.
+// optional leading white space and sign, decimal digits, then white space
+// or the end; a value that would be negative as int64 must carry no '-'.
+// Like safe_strtoull it looks only at the byte after the digits: memcached
+// 1.6 increments "12 abc" to 13.
 func parseMemcachedUint(b []byte) (uint64, bool) {
 	i := 0
 	for i < len(b) && isSpace(b[i]) {
@@ -422,10 +432,8 @@ func parseMemcachedUint(b []byte) (uint64, bool) {
 	if i == start {
 		return 0, false
 	}
-	for ; i < len(b); i++ {
-		if !isSpace(b[i]) {
-			return 0, false
-		}
+	if i < len(b) && !isSpace(b[i]) {
+		return 0, false
 	}
 	if neg {
 		// strtoull negates; memcached refuses only results that look
@@ -452,7 +460,9 @@ func (d DB) SetRange(key []byte, offset int64, data []byte, maxLen int64) (int, 
 			n = len(old)
 			return nil, 0, nil
 		}
-		if maxLen > 0 && offset+int64(len(data)) > maxLen {
+		// offset > maxLen-len(data) is offset+len(data) > maxLen without
+		// overflowing for offsets near MaxInt64.
+		if maxLen > 0 && offset > maxLen-int64(len(data)) {
 			return nil, 0, ErrTooLarge
 		}
 		size := max(len(old), int(offset)+len(data))

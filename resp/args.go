@@ -1,6 +1,10 @@
 package resp
 
 import (
+	"bytes"
+	"math"
+	"strconv"
+
 	"github.com/tandemkv/tandem/internal/num"
 )
 
@@ -35,3 +39,59 @@ func (c *Client) intArg(b []byte) (int64, bool) {
 
 // nowMs is the engine's clock, which relative expiry times are based on.
 func (c *Client) nowMs() int64 { return c.fe.eng.Clock().NowMs() }
+
+// argIsC is argIs as C's strcasecmp sees arg: only the bytes before its
+// first NUL count, so redis 7.0 takes "nx\x00junk" for NX. Redis compares
+// option words this way in EXPIRE, COPY and the SCAN family.
+func argIsC(arg []byte, w string) bool {
+	if i := bytes.IndexByte(arg, 0); i >= 0 {
+		arg = arg[:i]
+	}
+	return argIs(arg, w)
+}
+
+// int32Arg parses an argument as Redis's getIntFromObjectOrReply (a
+// database index): not an integer is ErrNotInteger, an integer outside
+// int32 is ErrIntRange. It replies the error itself.
+func (c *Client) int32Arg(b []byte) (int, bool) {
+	v, ok := c.intArg(b)
+	if !ok {
+		return 0, false
+	}
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		c.w.Error(ErrIntRange)
+		return 0, false
+	}
+	return int(v), true
+}
+
+// scanCursorArg parses a SCAN, HSCAN, SSCAN or ZSCAN cursor as Redis's
+// parseScanCursorOrReply does with strtoul: the bytes before the first NUL
+// must be empty (cursor 0) or an optional sign and decimal digits within
+// uint64; a negative number wraps ("-1" is 2^64-1). Otherwise it replies
+// ErrInvalidCursor.
+func (c *Client) scanCursorArg(b []byte) (uint64, bool) {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) == 0 {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	if b[0] == '+' || b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		c.w.Error(ErrInvalidCursor)
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil {
+		c.w.Error(ErrInvalidCursor)
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}

@@ -35,7 +35,13 @@ type Client struct {
 	libName string
 	libVer  string
 	noEvict bool
+	noTouch bool // mirrors db.NoTouch for CLIENT LIST
 	killed  bool
+
+	// CLIENT REPLY state, loop-local: replyOff drops every reply,
+	// replySkip drops the current command's, replySkipNext makes the next
+	// command's dropped.
+	replyOff, replySkip, replySkipNext bool
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -60,12 +66,16 @@ func (c *Client) selectDB(n int) {
 // Serve implements server.Session: parse and run every complete command in
 // in, appending replies to out.
 func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
+	if c.isKilled() { // CLIENT KILL from another connection: run nothing more
+		return len(in), out, true
+	}
 	c.w.Buf = out
 	consumed := 0
 	for consumed < len(in) && !c.closeAfter {
 		args, n, err := c.parser.Next(in[consumed:])
 		if err != nil {
 			c.w.Error("ERR " + err.Error())
+			c.fe.countError("ERR")
 			c.closeAfter = true
 			break
 		}
@@ -74,7 +84,7 @@ func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
 		}
 		consumed += n
 		if len(args) > 0 {
-			c.exec(args)
+			c.execReply(args)
 		}
 	}
 	c.fe.stats.netInput.Add(int64(consumed))
@@ -92,7 +102,6 @@ func (c *Client) IdleExempt() bool { return false }
 // exec runs one command: lookup, arity, auth, then the handler.
 func (c *Client) exec(args [][]byte) {
 	fe := c.fe
-	fe.stats.commands.Add(1)
 	cmd := fe.table.Lookup(args[0], c.scratch[:])
 	if cmd == nil {
 		c.w.Error(UnknownCommand(string(args[0]), args[1:]))
@@ -126,11 +135,33 @@ func (c *Client) exec(args [][]byte) {
 	before := len(c.w.Buf)
 	cmd.Run(c, args)
 	cmd.stats.calls.Add(1)
+	fe.stats.commands.Add(1) // as Redis: executed commands only, counted after they ran
 	cmd.stats.usec.Add(time.Since(start).Microseconds())
 	if len(c.w.Buf) > before && c.w.Buf[before] == '-' {
 		cmd.stats.failed.Add(1)
-		fe.stats.errorReplies.Add(1)
 	}
+}
+
+// execReply runs one command under CLIENT REPLY's rules (the reply is
+// dropped while replies are off or skipped) and counts an error reply,
+// dropped or not, in INFO's error statistics, as Redis does.
+func (c *Client) execReply(args [][]byte) {
+	mark := len(c.w.Buf)
+	c.exec(args)
+	if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
+		c.fe.countError(errorCode(c.w.Buf[mark+1:]))
+	}
+	if c.replyOff || c.replySkip {
+		c.w.Buf = c.w.Buf[:mark]
+	}
+	c.replySkip, c.replySkipNext = c.replySkipNext, false
+}
+
+// isKilled reports whether CLIENT KILL closed this client.
+func (c *Client) isKilled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.killed
 }
 
 // overMemory reports whether denyoom commands must be refused.

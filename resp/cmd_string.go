@@ -1,19 +1,52 @@
 package resp
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/num"
 )
 
-// stringCommands is the string family (Redis group "string").
+// stringCommands is the string family (Redis group "string"). Arity, flags,
+// key positions, since and summary are redis 7.0.15's (COMMAND INFO and
+// COMMAND DOCS).
 func stringCommands() []*Command {
+	const (
+		w  = FlagWrite
+		wd = FlagWrite | FlagDenyOOM
+		ro = FlagReadonly
+		f  = FlagFast
+	)
 	return []*Command{
-		{Name: "get", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Returns the string value of a key.", Run: cmdGet},
-		{Name: "set", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", Run: cmdSet},
+		{Name: "get", Arity: 2, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Get the value of a key", Run: cmdGet},
+		{Name: "set", Arity: -3, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Set the string value of a key", Run: cmdSet},
+		{Name: "setnx", Arity: 3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Set the value of a key, only if the key does not exist", Run: cmdSetNX},
+		{Name: "setex", Arity: 4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "2.0.0", Summary: "Set the value and expiration of a key", Run: cmdSetEX},
+		{Name: "psetex", Arity: 4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "2.6.0", Summary: "Set the value and expiration in milliseconds of a key", Run: cmdPSetEX},
+		{Name: "mget", Arity: -2, Flags: ro | f, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Get the values of all the given keys", Run: cmdMGet},
+		{Name: "mset", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 2, Group: "string", Since: "1.0.1", Summary: "Set multiple keys to multiple values", Run: cmdMSet},
+		{Name: "msetnx", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 2, Group: "string", Since: "1.0.1", Summary: "Set multiple keys to multiple values, only if none of the keys exist", Run: cmdMSetNX},
+		{Name: "getset", Arity: 3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Set the string value of a key and return its old value", Run: cmdGetSet},
+		{Name: "getdel", Arity: 2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "6.2.0", Summary: "Get the value of a key and delete the key", Run: cmdGetDel},
+		{Name: "getex", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "6.2.0", Summary: "Get the value of a key and optionally set its expiration", Run: cmdGetEx},
+		{Name: "append", Arity: 3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "2.0.0", Summary: "Append a value to a key", Run: cmdAppend},
+		{Name: "strlen", Arity: 2, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "2.2.0", Summary: "Get the length of the value stored in a key", Run: cmdStrlen},
+		{Name: "incr", Arity: 2, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Increment the integer value of a key by one", Run: cmdIncr},
+		{Name: "decr", Arity: 2, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Decrement the integer value of a key by one", Run: cmdDecr},
+		{Name: "incrby", Arity: 3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Increment the integer value of a key by the given amount", Run: cmdIncrBy},
+		{Name: "decrby", Arity: 3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Decrement the integer value of a key by the given number", Run: cmdDecrBy},
+		{Name: "incrbyfloat", Arity: 3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "2.6.0", Summary: "Increment the float value of a key by the given amount", Run: cmdIncrByFloat},
+		{Name: "getrange", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "2.4.0", Summary: "Get a substring of the string stored at a key", Run: cmdGetRange},
+		{Name: "substr", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "1.0.0", Summary: "Get a substring of the string stored at a key", Run: cmdGetRange},
+		{Name: "setrange", Arity: 4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "string", Since: "2.2.0", Summary: "Overwrite part of a string at key starting at the specified offset", Run: cmdSetRange},
+		{Name: "lcs", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: "string", Since: "7.0.0", Summary: "Find longest common substring", Run: cmdLCS},
 	}
 }
 
+// cmdGet is GET key. It allocates nothing: the engine hands back the
+// stored (immutable) value and the writer appends it to the reply buffer.
 func cmdGet(c *Client, args [][]byte) {
 	it, ok, err := c.db.Get(args[1])
 	switch {
@@ -26,120 +59,574 @@ func cmdGet(c *Client, args [][]byte) {
 	}
 }
 
-// expiryOptions are the expiry words SET and GETEX share.
-type expiryOptions struct {
-	mode    engine.TTLMode
-	at      int64 // unix ms
-	set     bool  // an EX/PX/EXAT/PXAT was given
-	word    string
-	keepTTL bool
-	persist bool
+// expireWord is which of EX, PX, EXAT, PXAT an expiry was given with.
+type expireWord uint8
+
+const (
+	expNone expireWord = iota
+	expEX
+	expPX
+	expEXAT
+	expPXAT
+)
+
+// expireWordOf returns the expiry word opt spells, expNone if none.
+func expireWordOf(opt []byte) expireWord {
+	switch {
+	case argIs(opt, "EX"):
+		return expEX
+	case argIs(opt, "PX"):
+		return expPX
+	case argIs(opt, "EXAT"):
+		return expEXAT
+	case argIs(opt, "PXAT"):
+		return expPXAT
+	}
+	return expNone
 }
 
-// parseExpiry reads an EX/PX/EXAT/PXAT value as Redis's
-// getExpireMillisecondsOrReply: a positive integer whose absolute time
-// does not overflow. It replies the error itself.
-func (c *Client) parseExpiry(cmdName string, word string, arg []byte) (int64, bool) {
-	v, ok := c.intArg(arg)
-	if !ok {
-		return 0, false
+// stringOptions are the options SET and GETEX share, as Redis 7.0's
+// parseExtendedStringArgumentsOrReply collects them. The expiry value is
+// kept unparsed: Redis reads it only after every option word is accepted
+// ("SET k v EX abc NX XX" is a syntax error, not a number error).
+type stringOptions struct {
+	nx, xx, get, keepTTL, persist bool
+	exp                           expireWord
+	expArg                        []byte
+}
+
+// cWord returns the bytes of arg that C's strcasecmp sees: those before
+// its first NUL. Redis 7.0 takes "NX\x00junk" for NX.
+func cWord(arg []byte) []byte {
+	if i := bytes.IndexByte(arg, 0); i >= 0 {
+		return arg[:i]
 	}
-	seconds := word == "EX" || word == "EXAT"
+	return arg
+}
+
+// parseStringOptions reads the option words of SET (forSet) or GETEX from
+// args[start:], with Redis 7.0's rules: NX and XX exclude each other;
+// KEEPTTL (SET) and PERSIST (GETEX) exclude any expiry word; two different
+// expiry words are a syntax error while a repeated one is accepted, the
+// last value winning; a word that does not belong to the command is a
+// syntax error. It replies the error itself.
+func (c *Client) parseStringOptions(args [][]byte, start int, forSet bool) (stringOptions, bool) {
+	var o stringOptions
+	for j := start; j < len(args); j++ {
+		opt := cWord(args[j])
+		hasNext := j+1 < len(args)
+		switch {
+		case forSet && argIs(opt, "NX") && !o.xx:
+			o.nx = true
+		case forSet && argIs(opt, "XX") && !o.nx:
+			o.xx = true
+		case forSet && argIs(opt, "GET"):
+			o.get = true
+		case forSet && argIs(opt, "KEEPTTL") && o.exp == expNone:
+			o.keepTTL = true
+		case !forSet && argIs(opt, "PERSIST") && o.exp == expNone:
+			o.persist = true
+		default:
+			w := expireWordOf(opt)
+			if w == expNone || o.keepTTL || o.persist || (o.exp != expNone && o.exp != w) || !hasNext {
+				c.w.Error(ErrSyntax)
+				return o, false
+			}
+			o.exp, o.expArg = w, args[j+1]
+			j++
+		}
+	}
+	return o, true
+}
+
+// expireAtMs converts an expiry value to unix ms as Redis 7.0's
+// getExpireMillisecondsOrReply: an integer above zero whose time in ms
+// does not overflow. On failure it returns the error text and replies
+// nothing, since GETEX must look the key up before it may complain.
+func (c *Client) expireAtMs(w expireWord, arg []byte, cmdName string) (int64, string) {
+	v, ok := num.ParseInt(arg)
+	if !ok {
+		return 0, ErrNotInteger
+	}
+	seconds := w == expEX || w == expEXAT
 	if v <= 0 || (seconds && v > math.MaxInt64/1000) {
-		c.w.Error(invalidExpire(cmdName))
-		return 0, false
+		return 0, invalidExpire(cmdName)
 	}
 	if seconds {
 		v *= 1000
 	}
-	if word == "EX" || word == "PX" {
+	if w == expEX || w == expPX {
 		now := c.nowMs()
 		if v > math.MaxInt64-now {
-			c.w.Error(invalidExpire(cmdName))
-			return 0, false
+			return 0, invalidExpire(cmdName)
 		}
 		v += now
 	}
-	return v, true
-}
-
-// setOther reports whether a different expiry word than a was given
-// before: "EX 1 EX 2" is accepted (last wins), "EX 1 PX 2" is not.
-func (e *expiryOptions) setOther(a []byte) bool { return e.set && !argIs(a, e.word) }
-
-// upperWord returns the canonical spelling of an expiry word.
-func upperWord(a []byte) string {
-	for _, w := range []string{"EX", "PX", "EXAT", "PXAT"} {
-		if argIs(a, w) {
-			return w
-		}
-	}
-	return ""
+	return v, ""
 }
 
 func invalidExpire(cmdName string) string {
-	return "ERR invalid expire time in '" + cmdName + "' command"
+	return fmt.Sprintf(ErrInvalidExpire, cmdName)
 }
 
-// cmdSet is SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ts|KEEPTTL],
-// with Redis 7.0's option rules: conflicting words are a syntax error,
-// repeated compatible words are accepted and the last value wins.
+// cmdSet is SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ts|KEEPTTL].
 func cmdSet(c *Client, args [][]byte) {
+	o, ok := c.parseStringOptions(args, 3, true)
+	if !ok {
+		return
+	}
+	c.setGeneric(args[1], args[2], o, "set", false)
+}
+
+// cmdSetNX is SETNX key value: :1 when set, :0 when the key existed.
+func cmdSetNX(c *Client, args [][]byte) {
+	c.setGeneric(args[1], args[2], stringOptions{nx: true}, "setnx", true)
+}
+
+// cmdSetEX is SETEX key seconds value.
+func cmdSetEX(c *Client, args [][]byte) {
+	c.setGeneric(args[1], args[3], stringOptions{exp: expEX, expArg: args[2]}, "setex", false)
+}
+
+// cmdPSetEX is PSETEX key milliseconds value.
+func cmdPSetEX(c *Client, args [][]byte) {
+	c.setGeneric(args[1], args[3], stringOptions{exp: expPX, expArg: args[2]}, "psetex", false)
+}
+
+// setGeneric is Redis's setGenericCommand: the expiry value is checked
+// first, then GET reads the old value (a key of another type is
+// WRONGTYPE, before NX/XX are looked at), then the write happens if NX/XX
+// allow. The reply is the old value with GET; otherwise +OK or a null, or
+// :1 and :0 for SETNX (intReply).
+func (c *Client) setGeneric(key, value []byte, o stringOptions, cmdName string, intReply bool) {
+	var so engine.SetOptions
+	if o.exp != expNone {
+		at, msg := c.expireAtMs(o.exp, o.expArg, cmdName)
+		if msg != "" {
+			c.w.Error(msg)
+			return
+		}
+		so.TTL, so.ExpireAt = engine.TTLSet, at
+	} else if o.keepTTL {
+		so.TTL = engine.TTLKeep
+	}
+	switch {
+	case o.nx:
+		so.Cond = engine.CondAbsent
+	case o.xx:
+		so.Cond = engine.CondPresent
+	}
+	so.GetOld = o.get
+	res, err := c.db.Set(key, value, so)
+	switch {
+	case err != nil:
+		c.engineError(err)
+	case o.get && res.Existed:
+		c.w.Bulk(res.Old.Value)
+	case o.get:
+		c.w.Null()
+	case intReply && res.Stored:
+		c.w.Int(1)
+	case intReply:
+		c.w.Int(0)
+	case res.Stored:
+		c.w.Status("OK")
+	default:
+		c.w.Null()
+	}
+}
+
+// cmdGetSet is GETSET key value: SET GET without options, so the key's
+// expiry is cleared.
+func cmdGetSet(c *Client, args [][]byte) {
+	res, err := c.db.Set(args[1], args[2], engine.SetOptions{GetOld: true})
+	switch {
+	case err != nil:
+		c.engineError(err)
+	case res.Existed:
+		c.w.Bulk(res.Old.Value)
+	default:
+		c.w.Null()
+	}
+}
+
+// cmdGetDel is GETDEL key.
+func cmdGetDel(c *Client, args [][]byte) {
+	c.getEx(args[1], engine.ExpireChange{Mode: engine.TTLKeep}, true)
+}
+
+// cmdGetEx is GETEX key [EX s|PX ms|EXAT ts|PXAT ts|PERSIST]. As in Redis
+// 7.0 the key is looked up before the expiry value is checked: a missing
+// key answers null and another type WRONGTYPE whatever the value says.
+func cmdGetEx(c *Client, args [][]byte) {
+	o, ok := c.parseStringOptions(args, 2, false)
+	if !ok {
+		return
+	}
+	ch := engine.ExpireChange{Mode: engine.TTLKeep}
+	switch {
+	case o.exp != expNone:
+		at, msg := c.expireAtMs(o.exp, o.expArg, "getex")
+		if msg != "" {
+			_, found, err := c.db.Get(args[1])
+			switch {
+			case err != nil:
+				c.engineError(err)
+			case !found:
+				c.w.Null()
+			default:
+				c.w.Error(msg)
+			}
+			return
+		}
+		ch = engine.ExpireChange{Mode: engine.TTLSet, At: at}
+	case o.persist:
+		ch.Mode = engine.TTLClear
+	}
+	c.getEx(args[1], ch, false)
+}
+
+func (c *Client) getEx(key []byte, ch engine.ExpireChange, del bool) {
+	it, found, err := c.db.GetEx(key, ch, del)
+	switch {
+	case err != nil:
+		c.engineError(err)
+	case !found:
+		c.w.Null()
+	default:
+		c.w.Bulk(it.Value)
+	}
+}
+
+// cmdMGet is MGET key [key ...]: a null for a missing key or one of
+// another type, never an error.
+func cmdMGet(c *Client, args [][]byte) {
+	keys := args[1:]
+	c.w.Array(len(keys))
+	c.db.MGet(keys, func(_ int, it engine.Item, ok bool) {
+		if ok {
+			c.w.Bulk(it.Value)
+		} else {
+			c.w.Null()
+		}
+	})
+}
+
+// cmdMSet is MSET key value [key value ...]; keys of any type are replaced
+// and lose their expiry.
+func cmdMSet(c *Client, args [][]byte) {
+	if len(args)%2 == 0 {
+		c.w.Error(WrongArgs("mset"))
+		return
+	}
+	if _, err := c.db.MSet(args[1:], false); err != nil {
+		c.engineError(err)
+		return
+	}
+	c.w.Status("OK")
+}
+
+// cmdMSetNX is MSETNX key value [key value ...]: :1 when all were set, :0
+// (nothing set) when any key exists, whatever its type.
+func cmdMSetNX(c *Client, args [][]byte) {
+	if len(args)%2 == 0 {
+		c.w.Error(WrongArgs("msetnx"))
+		return
+	}
+	ok, err := c.db.MSet(args[1:], true)
+	switch {
+	case err != nil:
+		c.engineError(err)
+	case ok:
+		c.w.Int(1)
+	default:
+		c.w.Int(0)
+	}
+}
+
+// cmdAppend is APPEND key value: the length afterwards. Growing an
+// existing string past proto-max-bulk-len is refused.
+func cmdAppend(c *Client, args [][]byte) {
+	res, err := c.db.Append(args[1], args[2], engine.AppendOptions{}, c.fe.cfg.ProtoMaxBulkLen())
+	if err != nil {
+		c.engineError(err)
+		return
+	}
+	c.w.Int(int64(res.Len))
+}
+
+// cmdStrlen is STRLEN key: 0 for a missing key.
+func cmdStrlen(c *Client, args [][]byte) {
+	it, _, err := c.db.Get(args[1])
+	if err != nil {
+		c.engineError(err)
+		return
+	}
+	c.w.Int(int64(len(it.Value)))
+}
+
+func cmdIncr(c *Client, args [][]byte) { c.incrBy(args[1], 1) }
+func cmdDecr(c *Client, args [][]byte) { c.incrBy(args[1], -1) }
+
+// cmdIncrBy is INCRBY key increment.
+func cmdIncrBy(c *Client, args [][]byte) {
+	if delta, ok := c.intArg(args[2]); ok {
+		c.incrBy(args[1], delta)
+	}
+}
+
+// cmdDecrBy is DECRBY key decrement; LLONG_MIN cannot be negated and has
+// its own error, given before the key is looked at.
+func cmdDecrBy(c *Client, args [][]byte) {
+	delta, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	if delta == math.MinInt64 {
+		c.w.Error(ErrDecrOverflow)
+		return
+	}
+	c.incrBy(args[1], -delta)
+}
+
+// incrBy adds delta to the integer at key and replies the result. The
+// engine checks in Redis's order: type, stored value, overflow.
+func (c *Client) incrBy(key []byte, delta int64) {
+	n, err := c.db.IncrBy(key, delta)
+	if err != nil {
+		c.engineError(err)
+		return
+	}
+	c.w.Int(n)
+}
+
+// cmdIncrByFloat is INCRBYFLOAT key increment: the new value as a bulk
+// string in both protocols (Redis does not send a RESP3 double here).
+func cmdIncrByFloat(c *Client, args [][]byte) {
+	v, err := c.db.IncrByFloat(args[1], args[2])
+	if err != nil {
+		c.engineError(err)
+		return
+	}
+	c.w.Bulk(v)
+}
+
+// cmdGetRange is GETRANGE key start end (and SUBSTR, its old name), with
+// Redis 7.0's index rules: negative indexes count from the end, both
+// negative with start > end is empty, the range is clamped to the string.
+// A missing key is an empty string. The indexes are parsed before the key
+// is looked up.
+func cmdGetRange(c *Client, args [][]byte) {
+	start, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	end, ok := c.intArg(args[3])
+	if !ok {
+		return
+	}
+	it, _, err := c.db.Get(args[1])
+	if err != nil {
+		c.engineError(err)
+		return
+	}
+	v := it.Value
+	n := int64(len(v))
+	if start < 0 && end < 0 && start > end {
+		c.w.Bulk(nil)
+		return
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		c.w.Bulk(nil)
+		return
+	}
+	c.w.Bulk(v[start : end+1])
+}
+
+// cmdSetRange is SETRANGE key offset value: the length afterwards. Redis's
+// order: offset parse, negative offset, type, empty value (nothing written,
+// no size check), size against proto-max-bulk-len.
+func cmdSetRange(c *Client, args [][]byte) {
+	offset, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	if offset < 0 {
+		c.w.Error(ErrOffsetOutOfRange)
+		return
+	}
+	n, err := c.db.SetRange(args[1], offset, args[3], c.fe.cfg.ProtoMaxBulkLen())
+	if err != nil {
+		c.engineError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+// lcsRange is one matching range LCS IDX reports: a[aStart..aEnd] equals
+// b[bStart..bEnd].
+type lcsRange struct {
+	aStart, aEnd, bStart, bEnd uint32
+}
+
+// cmdLCS is LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN],
+// a transcription of Redis 7.0's lcsCommand: the keys' types are checked
+// before the options; a missing key is an empty string; the dynamic
+// programming table may not be larger than proto-max-bulk-len bytes.
+func cmdLCS(c *Client, args [][]byte) {
+	ia, _, errA := c.db.Get(args[1])
+	ib, _, errB := c.db.Get(args[2])
+	if errA != nil || errB != nil {
+		if errA == engine.ErrWrongType || errB == engine.ErrWrongType {
+			c.w.Error(ErrLCSNotString)
+		} else if errA != nil {
+			c.engineError(errA)
+		} else {
+			c.engineError(errB)
+		}
+		return
+	}
 	var (
-		o      engine.SetOptions
-		exp    expiryOptions
-		nx, xx bool
+		getLen, getIdx, withMatchLen bool
+		minMatchLen                  int64
 	)
 	for j := 3; j < len(args); j++ {
-		a := args[j]
-		hasNext := j+1 < len(args)
+		opt := cWord(args[j])
 		switch {
-		case argIs(a, "NX") && !xx:
-			nx = true
-		case argIs(a, "XX") && !nx:
-			xx = true
-		case argIs(a, "GET"):
-			o.GetOld = true
-		case argIs(a, "KEEPTTL") && !exp.set:
-			exp.keepTTL = true
-		case (argIs(a, "EX") || argIs(a, "PX") || argIs(a, "EXAT") || argIs(a, "PXAT")) && !exp.keepTTL && hasNext && !exp.setOther(a):
-			at, ok := c.parseExpiry("set", upperWord(a), args[j+1])
+		case argIs(opt, "IDX"):
+			getIdx = true
+		case argIs(opt, "LEN"):
+			getLen = true
+		case argIs(opt, "WITHMATCHLEN"):
+			withMatchLen = true
+		case argIs(opt, "MINMATCHLEN") && j+1 < len(args):
+			v, ok := c.intArg(args[j+1])
 			if !ok {
 				return
 			}
-			exp.set, exp.at = true, at
-			exp.word = upperWord(a)
+			minMatchLen = max(v, 0)
 			j++
 		default:
 			c.w.Error(ErrSyntax)
 			return
 		}
 	}
-	switch {
-	case nx:
-		o.Cond = engine.CondAbsent
-	case xx:
-		o.Cond = engine.CondPresent
-	}
-	switch {
-	case exp.set:
-		o.TTL, o.ExpireAt = engine.TTLSet, exp.at
-	case exp.keepTTL:
-		o.TTL = engine.TTLKeep
-	}
-	res, err := c.db.Set(args[1], args[2], o)
-	if err != nil {
-		c.engineError(err)
+	if getIdx && getLen {
+		c.w.Error(ErrLCSIdxAndLen)
 		return
 	}
-	switch {
-	case o.GetOld && res.Existed:
-		c.w.Bulk(res.Old.Value)
-	case o.GetOld:
-		c.w.Null()
-	case res.Stored:
-		c.w.Status("OK")
-	default:
-		c.w.Null()
+	a, b := ia.Value, ib.Value
+	if len(a) >= math.MaxUint32-1 || len(b) >= math.MaxUint32-1 {
+		c.w.Error(ErrLCSTooLong)
+		return
 	}
+	alen, blen := uint32(len(a)), uint32(len(b))
+	cells := uint64(alen+1) * uint64(blen+1)
+	if cells*4 > uint64(c.fe.cfg.ProtoMaxBulkLen()) {
+		c.w.Error(ErrLCSMemory)
+		return
+	}
+	// lcs[i*(blen+1)+j] is the LCS length of a[:i] and b[:j].
+	lcs := make([]uint32, cells)
+	stride := blen + 1
+	for i := uint32(1); i <= alen; i++ {
+		row, prev := lcs[i*stride:(i+1)*stride], lcs[(i-1)*stride:i*stride]
+		ai := a[i-1]
+		for j := uint32(1); j <= blen; j++ {
+			switch {
+			case ai == b[j-1]:
+				row[j] = prev[j-1] + 1
+			case prev[j] > row[j-1]:
+				row[j] = prev[j]
+			default:
+				row[j] = row[j-1]
+			}
+		}
+	}
+	total := lcs[alen*stride+blen]
+	if getLen {
+		c.w.Int(int64(total))
+		return
+	}
+
+	// Walk back from the end, building the LCS string and, with IDX, the
+	// ranges of contiguous matches in the order Redis emits them (last
+	// first).
+	result := make([]byte, total)
+	var ranges []lcsRange
+	idx := total
+	aStart, aEnd, bStart, bEnd := alen, uint32(0), uint32(0), uint32(0) // aStart == alen: no range open
+	i, j := alen, blen
+	for i > 0 && j > 0 {
+		emit := false
+		if a[i-1] == b[j-1] {
+			result[idx-1] = a[i-1]
+			if aStart == alen {
+				aStart, aEnd, bStart, bEnd = i-1, i-1, j-1, j-1
+			} else if aStart == i && bStart == j {
+				aStart--
+				bStart--
+			} else {
+				emit = true
+			}
+			if aStart == 0 || bStart == 0 {
+				emit = true
+			}
+			idx--
+			i--
+			j--
+		} else {
+			if lcs[(i-1)*stride+j] > lcs[i*stride+j-1] {
+				i--
+			} else {
+				j--
+			}
+			if aStart != alen {
+				emit = true
+			}
+		}
+		if emit {
+			if minMatchLen == 0 || int64(aEnd-aStart+1) >= minMatchLen {
+				if getIdx {
+					ranges = append(ranges, lcsRange{aStart, aEnd, bStart, bEnd})
+				}
+			}
+			aStart = alen
+		}
+	}
+	if !getIdx {
+		c.w.Bulk(result)
+		return
+	}
+	c.w.Map(2)
+	c.w.BulkString("matches")
+	c.w.Array(len(ranges))
+	for _, r := range ranges {
+		if withMatchLen {
+			c.w.Array(3)
+		} else {
+			c.w.Array(2)
+		}
+		c.w.Array(2)
+		c.w.Int(int64(r.aStart))
+		c.w.Int(int64(r.aEnd))
+		c.w.Array(2)
+		c.w.Int(int64(r.bStart))
+		c.w.Int(int64(r.bEnd))
+		if withMatchLen {
+			c.w.Int(int64(r.aEnd - r.aStart + 1))
+		}
+	}
+	c.w.BulkString("len")
+	c.w.Int(int64(total))
 }

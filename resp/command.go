@@ -57,8 +57,11 @@ type Command struct {
 	// step between keys; all zero when the command takes no key.
 	FirstKey, LastKey, KeyStep int
 	Group                      string // Redis's doc group: "string", "generic", "connection", "server"
-	Summary                    string
-	Since                      string
+	// ACL lists categories Redis assigns explicitly, beyond those derived
+	// from Flags and Group (e.g. "@keyspace" on DBSIZE, "@dangerous" on INFO).
+	ACL     []string
+	Summary string
+	Since   string
 	// Run executes the command; args[0] is the name as sent.
 	Run func(c *Client, args [][]byte)
 	// Subcommands makes this a container (CLIENT, CONFIG, OBJECT…):
@@ -83,36 +86,59 @@ func (cmd *Command) arityOK(n int) bool {
 	return n >= -cmd.Arity
 }
 
-// ACLCategories derives the categories Redis reports from flags and group.
+// aclCategoryOrder is Redis's ACL category order (its category bits), in
+// which COMMAND INFO lists a command's categories.
+var aclCategoryOrder = []string{
+	"@keyspace", "@read", "@write", "@set", "@sortedset", "@list", "@hash", "@string",
+	"@bitmap", "@hyperloglog", "@geo", "@stream", "@pubsub", "@admin", "@fast", "@slow",
+	"@blocking", "@dangerous", "@connection", "@transaction", "@scripting",
+}
+
+// groupCategory is the category a command's doc group implies.
+var groupCategory = map[string]string{
+	"string":     "@string",
+	"generic":    "@keyspace",
+	"connection": "@connection",
+}
+
+// ACLCategories returns the command's ACL categories in Redis's order:
+// derived from flags and group, plus the explicit ACL list. A container
+// (CLIENT, CONFIG…) takes no category from its group, as in Redis.
 func (cmd *Command) ACLCategories() []string {
-	var cats []string
+	has := map[string]bool{}
+	add := func(c string) { has[c] = true }
 	if cmd.Flags&FlagWrite != 0 {
-		cats = append(cats, "@write")
+		add("@write")
 	}
 	if cmd.Flags&FlagReadonly != 0 {
-		cats = append(cats, "@read")
+		add("@read")
 	}
-	switch cmd.Group {
-	case "string":
-		cats = append(cats, "@string")
-	case "generic":
-		cats = append(cats, "@keyspace")
-	case "connection":
-		cats = append(cats, "@connection")
+	if g, ok := groupCategory[cmd.Group]; ok && len(cmd.Subcommands) == 0 {
+		add(g)
 	}
 	if cmd.Flags&FlagAdmin != 0 {
-		cats = append(cats, "@admin", "@dangerous")
+		add("@admin")
+		add("@dangerous")
 	}
 	if cmd.Flags&FlagPubSub != 0 {
-		cats = append(cats, "@pubsub")
+		add("@pubsub")
 	}
 	if cmd.Flags&FlagBlocking != 0 {
-		cats = append(cats, "@blocking")
+		add("@blocking")
 	}
 	if cmd.Flags&FlagFast != 0 {
-		cats = append(cats, "@fast")
+		add("@fast")
 	} else {
-		cats = append(cats, "@slow")
+		add("@slow")
+	}
+	for _, c := range cmd.ACL {
+		add(c)
+	}
+	var cats []string
+	for _, c := range aclCategoryOrder {
+		if has[c] {
+			cats = append(cats, c)
+		}
 	}
 	return cats
 }

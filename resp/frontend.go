@@ -46,6 +46,14 @@ type Frontend struct {
 	table   *Table
 	clients sync.Map // id → *Client
 	stats   frontendStats
+
+	started time.Time    // uptime and rdb_last_save_time count from here
+	replID  string       // INFO replication master_replid
+	memPeak atomic.Int64 // INFO used_memory_peak, sampled by INFO
+	rates   rateSampler  // INFO instantaneous_*
+
+	errMu      sync.Mutex
+	errorCodes map[string]int64 // INFO errorstats: error code → replies
 }
 
 // frontendStats feed INFO stats.
@@ -59,6 +67,15 @@ type frontendStats struct {
 func New(o Options) *Frontend {
 	f := &Frontend{eng: o.Engine, cfg: o.Config, facts: o.Facts}
 	f.table = NewTable(commandFamilies()...)
+	f.started = o.Facts.StartTime
+	if f.started.IsZero() {
+		f.started = time.Now()
+	}
+	if f.facts.RunID == "" {
+		f.facts.RunID = randomHex40()
+	}
+	f.replID = randomHex40()
+	f.errorCodes = map[string]int64{}
 	return f
 }
 
@@ -91,3 +108,7 @@ func (f *Frontend) forEachClient(fn func(c *Client)) {
 		fn(c)
 	}
 }
+
+// lastSave is when the keyspace was last saved to disk; until the first
+// save, the start time.
+func (f *Frontend) lastSave() time.Time { return f.facts.StartTime }

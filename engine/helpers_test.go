@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"fmt"
+	"hash/maphash"
+	"testing"
+	"time"
+)
+
+// t0 is the manual clock's starting time in every test: a fixed unix ms.
+const t0 = int64(1_700_000_000_000)
+
+// newTestEngine returns an engine on a manual clock with few shards, so
+// tests also exercise several keys per shard.
+func newTestEngine(t testing.TB, shardBits int) (*Engine, *ManualClock) {
+	t.Helper()
+	clock := NewManualClock(t0)
+	return New(Options{Clock: clock, ShardBits: shardBits, Databases: 4}), clock
+}
+
+// putRaw inserts an entry of any type through the shard internals, as the
+// hash/list/set families will; used to build non-string keys for the
+// wrong-type paths. The entry accounts memory like any other.
+func putRaw(t testing.TB, d DB, key, value []byte, typ Type) {
+	t.Helper()
+	s, h := d.shardOf(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slot := s.lookup(key, h); slot >= 0 {
+		d.e.removeKey(s, slot, h)
+	}
+	kv := joinKV(key, value)
+	slot := s.insert(h, kv, len(key), typ)
+	d.e.used.Add(memOf(len(kv)))
+	s.entries[slot].cas = d.e.nextCAS()
+	d.e.dirty.Add(1)
+}
+
+// checkInvariants verifies the bookkeeping every operation must keep: per
+// shard, the key, volatile and memory counters equal what the entries say,
+// every live entry is reachable through the index under its own hash, every
+// free slot is empty, and the engine's used memory is the sum of the
+// shards'.
+func checkInvariants(t testing.TB, e *Engine) {
+	t.Helper()
+	var used int64
+	for i := range e.shards {
+		s := &e.shards[i]
+		s.mu.Lock()
+		keys, volatile := 0, 0
+		var mem int64
+		for slot := range s.entries {
+			en := &s.entries[slot]
+			if en.typ == TypeNone {
+				continue
+			}
+			keys++
+			if en.expireAt != 0 {
+				volatile++
+			}
+			mem += memOf(len(en.kv))
+			h := maphash.Bytes(e.seed, en.key())
+			if got := s.lookup(en.key(), h); got != slot {
+				t.Errorf("shard %d: key %q in slot %d, lookup finds %d", i, en.key(), slot, got)
+			}
+		}
+		for _, f := range s.free {
+			if s.entries[f].typ != TypeNone {
+				t.Errorf("shard %d: free slot %d holds key %q", i, f, s.entries[f].key())
+			}
+		}
+		if keys+len(s.free) != len(s.entries) {
+			t.Errorf("shard %d: %d live + %d free != %d slots", i, keys, len(s.free), len(s.entries))
+		}
+		if keys != s.keys {
+			t.Errorf("shard %d: keys counter %d, entries %d", i, s.keys, keys)
+		}
+		if volatile != s.volatile {
+			t.Errorf("shard %d: volatile counter %d, entries %d", i, s.volatile, volatile)
+		}
+		if mem != s.mem {
+			t.Errorf("shard %d: mem counter %d, entries %d", i, s.mem, mem)
+		}
+		used += s.mem
+		s.mu.Unlock()
+	}
+	if got := e.UsedMemory(); got != used {
+		t.Errorf("UsedMemory %d, sum of shards %d", got, used)
+	}
+}
+
+// bs is shorthand for a byte slice.
+func bs(s string) []byte { return []byte(s) }
+
+// mustSet writes a plain string or fails the test.
+func mustSet(t testing.TB, d DB, key, value string, o SetOptions) SetResult {
+	t.Helper()
+	res, err := d.Set(bs(key), bs(value), o)
+	if err != nil {
+		t.Fatalf("Set %q: %v", key, err)
+	}
+	return res
+}
+
+// getString returns the value at key, or "<nil>" when missing.
+func getString(t testing.TB, d DB, key string) string {
+	t.Helper()
+	it, ok, err := d.Get(bs(key))
+	if err != nil {
+		t.Fatalf("Get %q: %v", key, err)
+	}
+	if !ok {
+		return "<nil>"
+	}
+	return string(it.Value)
+}
+
+// expireOf returns the key's expiry (0 = none, -1 = missing).
+func expireOf(d DB, key string) int64 {
+	ki, ok := d.Info(bs(key))
+	if !ok {
+		return -1
+	}
+	return ki.ExpireAt
+}
+
+func secs(n int) time.Duration { return time.Duration(n) * time.Second }
+
+func keyN(prefix string, i int) []byte { return []byte(fmt.Sprintf("%s%d", prefix, i)) }

@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+)
+
+// chainShard builds a shard whose keys all share one hash, so they form
+// one index chain. Inserting pushes at the head: for keys a, b, c the
+// chain is c → b → a.
+func chainShard(h uint64, keys ...string) (*shardData, map[string]int) {
+	s := &shardData{}
+	slots := map[string]int{}
+	for _, k := range keys {
+		slots[k] = s.insert(h, joinKV(bs(k), bs("v-"+k)), len(k), TypeString)
+	}
+	return s, slots
+}
+
+func TestCollisionChainLookup(t *testing.T) {
+	const h = 0xdeadbeef
+	s, slots := chainShard(h, "tail", "middle", "head")
+	if len(s.index) != 1 {
+		t.Fatalf("three keys with one hash use %d index entries", len(s.index))
+	}
+	for k, slot := range slots {
+		if got := s.lookup(bs(k), h); got != slot {
+			t.Errorf("lookup %q = %d, want %d", k, got, slot)
+		}
+		if got := s.lookup(bs(k), h+1); got != -1 {
+			t.Errorf("lookup %q under another hash = %d", k, got)
+		}
+	}
+	if got := s.lookup(bs("absent"), h); got != -1 {
+		t.Errorf("lookup of a key not in the chain = %d", got)
+	}
+	// A key with another hash is a separate chain.
+	other := s.insert(h+1, joinKV(bs("other"), nil), 5, TypeString)
+	if s.lookup(bs("other"), h+1) != other || s.lookup(bs("other"), h) != -1 {
+		t.Errorf("second chain broken")
+	}
+}
+
+func TestCollisionChainRemove(t *testing.T) {
+	const h = 77
+	keys := []string{"tail", "middle", "head"}
+	for _, victim := range keys {
+		t.Run(victim, func(t *testing.T) {
+			s, slots := chainShard(h, keys...)
+			mem := s.mem
+			freed := s.remove(slots[victim], h)
+			if freed != memOf(len(victim)+2+len(victim)) || s.mem != mem-freed {
+				t.Errorf("remove freed %d, shard mem %d → %d", freed, mem, s.mem)
+			}
+			if s.keys != 2 {
+				t.Errorf("keys = %d", s.keys)
+			}
+			if got := s.lookup(bs(victim), h); got != -1 {
+				t.Errorf("removed %q still found in slot %d", victim, got)
+			}
+			for _, k := range keys {
+				if k == victim {
+					continue
+				}
+				if got := s.lookup(bs(k), h); got != slots[k] {
+					t.Errorf("after removing %s: lookup %q = %d, want %d", victim, k, got, slots[k])
+				}
+			}
+			// Remove the remaining two in turn; the index entry goes with
+			// the last one.
+			for _, k := range keys {
+				if k != victim {
+					s.remove(s.lookup(bs(k), h), h)
+				}
+			}
+			if len(s.index) != 0 || s.keys != 0 || s.mem != 0 || len(s.free) != 3 {
+				t.Errorf("empty chain left index %d keys %d mem %d free %d", len(s.index), s.keys, s.mem, len(s.free))
+			}
+			// Freed slots are reused.
+			slot := s.insert(h, joinKV(bs(victim), nil), len(victim), TypeString)
+			if slot >= 3 || s.lookup(bs(victim), h) != slot {
+				t.Errorf("reinsert into slot %d", slot)
+			}
+		})
+	}
+}
+
+// The same through the engine: the real key sits at the head, middle or
+// tail of a chain of entries forced to share its hash, and Get, Set,
+// Expire and Delete must find it there and leave the others intact.
+func TestCollisionThroughEngine(t *testing.T) {
+	for _, pos := range []string{"head", "middle", "tail"} {
+		t.Run(pos, func(t *testing.T) {
+			e, clock := newTestEngine(t, 2)
+			d := e.DB(0)
+			s, h := d.shardOf(bs("real"))
+			fake := func(name string) {
+				s.mu.Lock()
+				kv := joinKV(bs(name), bs("fake"))
+				s.insert(h, kv, len(name), TypeString)
+				e.used.Add(memOf(len(kv)))
+				s.mu.Unlock()
+			}
+			switch pos {
+			case "head":
+				fake("f1")
+				fake("f2")
+				mustSet(t, d, "real", "v", SetOptions{})
+			case "middle":
+				fake("f1")
+				mustSet(t, d, "real", "v", SetOptions{})
+				fake("f2")
+			case "tail":
+				mustSet(t, d, "real", "v", SetOptions{})
+				fake("f1")
+				fake("f2")
+			}
+			if getString(t, d, "real") != "v" {
+				t.Fatalf("real key not found at the %s", pos)
+			}
+			mustSet(t, d, "real", "w", SetOptions{Cond: CondPresent})
+			if getString(t, d, "real") != "w" {
+				t.Errorf("overwrite at the %s failed", pos)
+			}
+			// Lazy expiry removes it from within the chain.
+			d.Expire(bs("real"), clock.NowMs()+10, 0)
+			clock.Advance(secs(1))
+			if getString(t, d, "real") != "<nil>" {
+				t.Errorf("expired key at the %s still read", pos)
+			}
+			mustSet(t, d, "real", "x", SetOptions{})
+			if n := d.Delete(bs("real")); n != 1 {
+				t.Errorf("Delete at the %s = %d", pos, n)
+			}
+			s.mu.Lock()
+			for _, f := range []string{"f1", "f2"} {
+				if slot := s.lookup(bs(f), h); slot < 0 || string(s.entries[slot].value()) != "fake" {
+					t.Errorf("%s lost after operations on the real key at the %s", f, pos)
+				}
+			}
+			if s.lookup(bs("real"), h) != -1 {
+				t.Errorf("real key still indexed")
+			}
+			s.mu.Unlock()
+		})
+	}
+}
+
+// Slots are reused after deletes, so a shard's entries do not grow without
+// bound under churn.
+func TestSlotReuse(t *testing.T) {
+	e, _ := newTestEngine(t, 0) // ShardBits 0 means the default; use one DB's shards below
+	d := e.DB(0)
+	for round := 0; round < 20; round++ {
+		for i := 0; i < 1000; i++ {
+			mustSet(t, d, fmt.Sprint("k", i), "v", SetOptions{})
+		}
+		for i := 0; i < 1000; i++ {
+			d.Delete(keyN("k", i))
+		}
+	}
+	slots := 0
+	for i := 0; i < e.perDB; i++ {
+		slots += len(e.shards[i].entries)
+	}
+	if slots > 1000+e.perDB {
+		t.Errorf("20 rounds of 1000 inserts and deletes left %d slots", slots)
+	}
+	checkInvariants(t, e)
+}

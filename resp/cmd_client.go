@@ -1,0 +1,469 @@
+package resp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tandemkv/tandem/internal/num"
+)
+
+// clientSubcommands are CLIENT's subcommands. Arity, flags, since and
+// summary are redis 7.0's; SETINFO and NO-TOUCH are redis 7.2's (clients
+// such as go-redis v9 send CLIENT SETINFO when they connect).
+func clientSubcommands() []*Command {
+	const (
+		conn  = FlagNoScript | FlagLoading | FlagStale
+		admin = FlagAdmin | conn
+	)
+	return []*Command{
+		{Name: "client|getname", Arity: 2, Flags: conn, Group: "connection", Since: "2.6.9", Summary: "Get the current connection name", Run: cmdClientGetName},
+		{Name: "client|id", Arity: 2, Flags: conn, Group: "connection", Since: "5.0.0", Summary: "Returns the client ID for the current connection", Run: cmdClientID},
+		{Name: "client|info", Arity: 2, Flags: conn, Group: "connection", Since: "6.2.0", Summary: "Returns information about the current client connection.", Run: cmdClientInfo},
+		{Name: "client|kill", Arity: -3, Flags: admin, Group: "connection", Since: "2.4.0", Summary: "Kill the connection of a client", Run: cmdClientKill},
+		{Name: "client|list", Arity: -2, Flags: admin, Group: "connection", Since: "2.4.0", Summary: "Get the list of client connections", Run: cmdClientList},
+		{Name: "client|reply", Arity: 3, Flags: conn, Group: "connection", Since: "3.2.0", Summary: "Instruct the server whether to reply to commands", Run: cmdClientReply},
+		{Name: "client|setname", Arity: 3, Flags: conn, Group: "connection", Since: "2.6.9", Summary: "Set the current connection name", Run: cmdClientSetName},
+		{Name: "client|setinfo", Arity: 4, Flags: conn, Group: "connection", Since: "7.2.0", Summary: "Sets information specific to the client or connection.", Run: cmdClientSetInfo},
+		{Name: "client|no-evict", Arity: 3, Flags: admin, Group: "connection", Since: "7.0.0", Summary: "Set client eviction mode for the current connection", Run: cmdClientNoEvict},
+		{Name: "client|no-touch", Arity: 3, Flags: conn, Group: "connection", Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Run: cmdClientNoTouch},
+		{Name: "client|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: "connection", Since: "5.0.0", Summary: "Show helpful text about the different subcommands", Run: cmdClientHelp},
+	}
+}
+
+// clientHelp is CLIENT HELP's text for the subcommands Tandem serves, in
+// Redis's words and order (7.0's, with 7.2's lines for SETINFO and NO-TOUCH).
+var clientHelp = []string{
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"ID",
+	"    Return the ID of the current connection.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"KILL <ip:port>",
+	"    Kill connection made from <ip:port>.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections. Options are:",
+	"    * ADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made from the specified address",
+	"    * LADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made to specified local address",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Kill connections by type.",
+	"    * USER <username>",
+	"      Kill connections authenticated by <username>.",
+	"    * SKIPME (YES|NO)",
+	"      Skip killing current connection (default: yes).",
+	"LIST [options ...]",
+	"    Return information about client connections. Options:",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Return clients of specified type.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"SETINFO <option> <value>",
+	"    Set client meta attr. Options are:",
+	"    * LIB-NAME: the client lib name.",
+	"    * LIB-VER: the client lib version.",
+	"NO-EVICT (ON|OFF)",
+	"    Protect current client connection from eviction.",
+	"NO-TOUCH (ON|OFF)",
+	"    Will not touch LRU/LFU stats when this mode is on.",
+}
+
+func cmdClientHelp(c *Client, args [][]byte) { c.help(args[0], clientHelp) }
+
+// help writes a container's HELP reply as Redis's addReplyHelp: a header
+// naming the container as sent (upper-cased), the lines, and HELP's own
+// entry, each a simple string.
+func (c *Client) help(container []byte, lines []string) {
+	c.w.Array(len(lines) + 3)
+	c.w.Status(strings.ToUpper(string(container)) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.w.Status(l)
+	}
+	c.w.Status("HELP")
+	c.w.Status("    Prints this help.")
+}
+
+func cmdClientID(c *Client, _ [][]byte) { c.w.Int(int64(c.id)) }
+
+func cmdClientGetName(c *Client, _ [][]byte) {
+	c.mu.Lock()
+	name := c.name
+	c.mu.Unlock()
+	if name == "" {
+		c.w.Null()
+		return
+	}
+	c.w.BulkString(name)
+}
+
+func cmdClientSetName(c *Client, args [][]byte) {
+	if c.setName(args[2]) {
+		c.w.Status("OK")
+	}
+}
+
+// validClientAttr reports whether s may be a client name, library name or
+// version: printable ASCII without spaces, so that CLIENT LIST stays
+// splittable on spaces. Redis tests each byte as a signed char against
+// '!'..'~', which refuses every byte >= 0x80 as well.
+func validClientAttr(s []byte) bool {
+	for _, b := range s {
+		if b < '!' || b > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// setName sets the connection name ("" clears it) or replies the error and
+// returns false.
+func (c *Client) setName(name []byte) bool {
+	if !validClientAttr(name) {
+		c.w.Error(ErrClientName)
+		return false
+	}
+	c.mu.Lock()
+	c.name = string(name)
+	c.mu.Unlock()
+	return true
+}
+
+// cmdClientSetInfo is CLIENT SETINFO LIB-NAME|LIB-VER value (redis 7.2).
+func cmdClientSetInfo(c *Client, args [][]byte) {
+	attr := args[2]
+	var dst *string
+	switch {
+	case argIs(attr, "LIB-NAME"):
+		dst = &c.libName
+	case argIs(attr, "LIB-VER"):
+		dst = &c.libVer
+	default:
+		c.w.Error(fmt.Sprintf(ErrClientAttrUnknown, cutC(string(attr), len(attr))))
+		return
+	}
+	if !validClientAttr(args[3]) {
+		c.w.Error(fmt.Sprintf(ErrClientAttr, cutC(string(attr), len(attr))))
+		return
+	}
+	c.mu.Lock()
+	*dst = string(args[3])
+	c.mu.Unlock()
+	c.w.Status("OK")
+}
+
+// onOffArg parses CLIENT NO-EVICT/NO-TOUCH's ON|OFF or replies a syntax
+// error.
+func (c *Client) onOffArg(a []byte) (on, ok bool) {
+	switch {
+	case argIs(a, "ON"):
+		return true, true
+	case argIs(a, "OFF"):
+		return false, true
+	}
+	c.w.Error(ErrSyntax)
+	return false, false
+}
+
+func cmdClientNoEvict(c *Client, args [][]byte) {
+	on, ok := c.onOffArg(args[2])
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	c.noEvict = on
+	c.mu.Unlock()
+	c.w.Status("OK")
+}
+
+// cmdClientNoTouch is CLIENT NO-TOUCH ON|OFF (redis 7.2): reads by this
+// client leave the keys' access time alone.
+func cmdClientNoTouch(c *Client, args [][]byte) {
+	on, ok := c.onOffArg(args[2])
+	if !ok {
+		return
+	}
+	c.db.NoTouch = on
+	c.mu.Lock()
+	c.noTouch = on
+	c.mu.Unlock()
+	c.w.Status("OK")
+}
+
+// cmdClientReply is CLIENT REPLY ON|OFF|SKIP. OFF and SKIP reply nothing
+// themselves; SKIP is ignored while replies are off. execReply applies the
+// state.
+func cmdClientReply(c *Client, args [][]byte) {
+	switch a := args[2]; {
+	case argIs(a, "ON"):
+		c.replyOff, c.replySkip = false, false
+		c.w.Status("OK")
+	case argIs(a, "OFF"):
+		c.replyOff = true
+	case argIs(a, "SKIP"):
+		if !c.replyOff {
+			c.replySkipNext = true
+		}
+	default:
+		c.w.Error(ErrSyntax)
+	}
+}
+
+func cmdClientInfo(c *Client, _ [][]byte) {
+	c.w.Verbatim(string(c.appendInfoLine(nil, time.Now())) + "\n")
+}
+
+// Client types, as CLIENT LIST TYPE and CLIENT KILL TYPE name them.
+const (
+	clientNormal = "normal"
+	clientPubSub = "pubsub"
+	clientMaster = "master"
+	clientSlave  = "slave"
+)
+
+// clientTypeByName maps a TYPE argument to a client type, as Redis's
+// getClientTypeByName ("replica" is "slave").
+func clientTypeByName(b []byte) (string, bool) {
+	switch {
+	case argIs(b, "NORMAL"):
+		return clientNormal, true
+	case argIs(b, "PUBSUB"):
+		return clientPubSub, true
+	case argIs(b, "MASTER"):
+		return clientMaster, true
+	case argIs(b, "SLAVE"), argIs(b, "REPLICA"):
+		return clientSlave, true
+	}
+	return "", false
+}
+
+// clientType is the client's type. Tandem has no replication, and pub/sub
+// clients are not there yet, so every client is normal.
+func (c *Client) clientType() string { return clientNormal }
+
+// cmdClientList is CLIENT LIST [TYPE type | ID id [id ...]]: one filter
+// only, as redis 7.0. ID lists clients in argument order, repeats included.
+func cmdClientList(c *Client, args [][]byte) {
+	now := time.Now()
+	var b []byte
+	switch {
+	case len(args) == 4 && argIs(args[2], "TYPE"):
+		typ, ok := clientTypeByName(args[3])
+		if !ok {
+			c.w.Error(fmt.Sprintf(ErrUnknownClientType, cutC(string(args[3]), len(args[3]))))
+			return
+		}
+		c.fe.forEachClient(func(o *Client) {
+			if o.clientType() == typ {
+				b = append(o.appendInfoLine(b, now), '\n')
+			}
+		})
+	case len(args) > 3 && argIs(args[2], "ID"):
+		ids := make([]int64, 0, len(args)-3)
+		for _, a := range args[3:] {
+			id, ok := num.ParseInt(a)
+			if !ok {
+				c.w.Error(ErrInvalidClientID)
+				return
+			}
+			ids = append(ids, id)
+		}
+		for _, id := range ids {
+			if v, ok := c.fe.clients.Load(uint64(id)); ok && id > 0 {
+				b = append(v.(*Client).appendInfoLine(b, now), '\n')
+			}
+		}
+	case len(args) != 2:
+		c.w.Error(ErrSyntax)
+		return
+	default:
+		c.fe.forEachClient(func(o *Client) {
+			b = append(o.appendInfoLine(b, now), '\n')
+		})
+	}
+	c.w.Verbatim(string(b))
+}
+
+// appendInfoLine appends the client's CLIENT LIST line (without the
+// newline): redis 7.0's fields in its order, then 7.2's lib-name and
+// lib-ver. Buffer fields are plausible constants: the server layer owns the
+// buffers and does not report them.
+func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
+	c.mu.Lock()
+	name, libName, libVer := c.name, c.libName, c.libVer
+	noEvict, noTouch := c.noEvict, c.noTouch
+	c.mu.Unlock()
+
+	flags := make([]byte, 0, 4)
+	if noEvict {
+		flags = append(flags, 'e')
+	}
+	if noTouch {
+		flags = append(flags, 'T')
+	}
+	if len(flags) == 0 {
+		flags = append(flags, 'N')
+	}
+	cmd := "NULL"
+	if lc := c.lastCmd.Load(); lc != nil {
+		cmd = lc.Name
+	}
+	field := func(k, v string) {
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, ' ')
+		}
+		b = append(b, k...)
+		b = append(b, '=')
+		b = append(b, v...)
+	}
+	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+	field("id", strconv.FormatUint(c.id, 10))
+	field("addr", c.peer.RemoteAddr())
+	field("laddr", c.peer.LocalAddr())
+	field("fd", itoa(int64(c.peer.FD())))
+	field("name", name)
+	field("age", itoa(int64(now.Sub(c.created)/time.Second)))
+	field("idle", itoa(int64(c.peer.Idle()/time.Second)))
+	field("flags", string(flags))
+	field("db", itoa(int64(c.dbNum.Load())))
+	field("sub", "0")
+	field("psub", "0")
+	field("ssub", "0")
+	field("multi", "-1")
+	field("qbuf", "0")
+	field("qbuf-free", "0")
+	field("argv-mem", "0")
+	field("multi-mem", "0")
+	field("rbs", "1024")
+	field("rbp", "0")
+	field("obl", "0")
+	field("oll", "0")
+	field("omem", "0")
+	field("tot-mem", "1024")
+	field("events", "r")
+	field("cmd", cmd)
+	field("user", defaultUser)
+	field("redir", "-1")
+	field("resp", itoa(int64(c.proto.Load())))
+	field("lib-name", libName)
+	field("lib-ver", libVer)
+	return b
+}
+
+// killFilter is CLIENT KILL's set of conditions; a client must meet all.
+type killFilter struct {
+	addr, laddr *string
+	typ         string // "" = any
+	id          uint64 // 0 = any
+	skipMe      bool
+}
+
+func (f *killFilter) matches(o, self *Client) bool {
+	switch {
+	case f.addr != nil && o.peer.RemoteAddr() != *f.addr,
+		f.laddr != nil && o.peer.LocalAddr() != *f.laddr,
+		f.typ != "" && o.clientType() != f.typ,
+		f.id != 0 && o.id != f.id,
+		f.skipMe && o == self:
+		return false
+	}
+	return true
+}
+
+// cmdClientKill is CLIENT KILL ip:port (old form: may kill the caller,
+// replies OK or an error) or CLIENT KILL <filter> <value> ... (new form:
+// ID, TYPE, USER, ADDR, LADDR, SKIPME; replies the number killed). The
+// caller, when killed, gets its reply before the connection closes.
+func cmdClientKill(c *Client, args [][]byte) {
+	f := killFilter{skipMe: true}
+	oldForm := len(args) == 3
+	if oldForm {
+		addr := string(args[2])
+		f.addr, f.skipMe = &addr, false
+	} else {
+		for i := 2; i < len(args); i += 2 {
+			opt := args[i]
+			if i+1 >= len(args) {
+				c.w.Error(ErrSyntax)
+				return
+			}
+			val := args[i+1]
+			switch {
+			case argIs(opt, "ID"):
+				id, ok := num.ParseInt(val)
+				if !ok || id < 1 {
+					c.w.Error(ErrClientIDPositive)
+					return
+				}
+				f.id = uint64(id)
+			case argIs(opt, "TYPE"):
+				typ, ok := clientTypeByName(val)
+				if !ok {
+					c.w.Error(fmt.Sprintf(ErrUnknownClientType, cutC(string(val), len(val))))
+					return
+				}
+				f.typ = typ
+			case argIs(opt, "ADDR"):
+				s := string(val)
+				f.addr = &s
+			case argIs(opt, "LADDR"):
+				s := string(val)
+				f.laddr = &s
+			case argIs(opt, "USER"):
+				// Every client is the default user's.
+				if string(val) != defaultUser {
+					c.w.Error(fmt.Sprintf(ErrNoSuchUser, cutC(string(val), len(val))))
+					return
+				}
+			case argIs(opt, "SKIPME"):
+				switch {
+				case argIs(val, "YES"):
+					f.skipMe = true
+				case argIs(val, "NO"):
+					f.skipMe = false
+				default:
+					c.w.Error(ErrSyntax)
+					return
+				}
+			default:
+				c.w.Error(ErrSyntax)
+				return
+			}
+		}
+	}
+	killed := 0
+	c.fe.forEachClient(func(o *Client) {
+		if !f.matches(o, c) {
+			return
+		}
+		killed++
+		if o == c {
+			c.closeAfter = true
+			return
+		}
+		o.kill()
+	})
+	switch {
+	case !oldForm:
+		c.w.Int(int64(killed))
+	case killed == 0:
+		c.w.Error(ErrNoSuchClient)
+	default:
+		c.w.Status("OK")
+	}
+}
+
+// kill closes another client's connection: it leaves the client list at
+// once (as Redis frees it at once), runs no further command, and its
+// connection is closed on its own loop.
+func (c *Client) kill() {
+	c.mu.Lock()
+	c.killed = true
+	c.mu.Unlock()
+	c.fe.clients.Delete(c.id)
+	c.peer.Close()
+}

@@ -1,0 +1,337 @@
+package resp
+
+import (
+	"strings"
+
+	"github.com/tandemkv/tandem/internal/glob"
+)
+
+// COMMAND and its subcommands. Every reply derives from the command table:
+// there is no second list of commands. What Redis declares and the table
+// does not hold yet (command tips, complexity, arguments, history, per-key
+// access flags) is either left out, as Redis leaves out what a command does
+// not declare, or derived from the flags (see keySpecFlags).
+
+func commandSubcommands() []*Command {
+	const f = FlagLoading | FlagStale
+	return []*Command{
+		{Name: "command|count", Arity: 2, Flags: f, ACL: []string{"@connection"}, Group: "server", Since: "2.8.13", Summary: "Get total number of Redis commands", Run: cmdCommandCount},
+		{Name: "command|list", Arity: -2, Flags: f, ACL: []string{"@connection"}, Group: "server", Since: "7.0.0", Summary: "Get an array of Redis command names", Run: cmdCommandList},
+		{Name: "command|info", Arity: -2, Flags: f, ACL: []string{"@connection"}, Group: "server", Since: "2.8.13", Summary: "Get array of specific Redis command details, or all when no argument is given.", Run: cmdCommandInfo},
+		{Name: "command|docs", Arity: -2, Flags: f, ACL: []string{"@connection"}, Group: "server", Since: "7.0.0", Summary: "Get array of specific Redis command documentation", Run: cmdCommandDocs},
+		{Name: "command|getkeys", Arity: -4, Flags: f, ACL: []string{"@connection"}, Group: "server", Since: "2.8.13", Summary: "Extract keys given a full Redis command", Run: cmdCommandGetKeys},
+		{Name: "command|getkeysandflags", Arity: -4, Flags: f, ACL: []string{"@connection"}, Group: "server", Since: "7.0.0", Summary: "Extract keys and access flags given a full Redis command", Run: cmdCommandGetKeysAndFlags},
+		{Name: "command|help", Arity: 2, Flags: f, ACL: []string{"@connection"}, Group: "server", Since: "5.0.0", Summary: "Show helpful text about the different subcommands", Run: cmdCommandHelp},
+	}
+}
+
+// commandHelp is COMMAND HELP's text, redis 7.0's.
+var commandHelp = []string{
+	"(no subcommand)",
+	"    Return details about all Redis commands.",
+	"COUNT",
+	"    Return the total number of commands in this Redis server.",
+	"LIST",
+	"    Return a list of all commands in this Redis server.",
+	"INFO [<command-name> ...]",
+	"    Return details about multiple Redis commands.",
+	"    If no command names are given, documentation details for all",
+	"    commands are returned.",
+	"DOCS [<command-name> ...]",
+	"    Return documentation details about multiple Redis commands.",
+	"    If no command names are given, documentation details for all",
+	"    commands are returned.",
+	"GETKEYS <full-command>",
+	"    Return the keys from a full Redis command.",
+	"GETKEYSANDFLAGS <full-command>",
+	"    Return the keys and the access flags from a full Redis command.",
+}
+
+func cmdCommandHelp(c *Client, args [][]byte) { c.help(args[0], commandHelp) }
+
+// cmdCommand is COMMAND without a subcommand: every command's details.
+func cmdCommand(c *Client, _ [][]byte) { c.writeAllCommandInfo() }
+
+func (c *Client) writeAllCommandInfo() {
+	all := c.fe.table.All()
+	c.w.Array(len(all))
+	for _, cmd := range all {
+		c.writeCommandInfo(cmd)
+	}
+}
+
+func cmdCommandCount(c *Client, _ [][]byte) { c.w.Int(int64(len(c.fe.table.All()))) }
+
+// lookupFullName finds a command by its full name, "get" or "client|list",
+// in any case, as Redis's lookupCommandBySds: at most one '|', and a name
+// with one must name a container's subcommand.
+func (t *Table) lookupFullName(name []byte) *Command {
+	var scratch [64]byte
+	base, sub, hasSub := strings.Cut(string(name), "|")
+	cmd := t.Lookup([]byte(base), scratch[:])
+	if !hasSub || cmd == nil {
+		return cmd
+	}
+	if cmd.sub == nil || strings.Contains(sub, "|") {
+		return nil
+	}
+	return cmd.subcommand([]byte(sub), scratch[:])
+}
+
+// cmdCommandInfo is COMMAND INFO [name ...]: a null for an unknown name.
+func cmdCommandInfo(c *Client, args [][]byte) {
+	if len(args) == 2 {
+		c.writeAllCommandInfo()
+		return
+	}
+	c.w.Array(len(args) - 2)
+	for _, name := range args[2:] {
+		if cmd := c.fe.table.lookupFullName(name); cmd != nil {
+			c.writeCommandInfo(cmd)
+		} else {
+			c.w.Null()
+		}
+	}
+}
+
+// aclCategories returns the command's ACL categories in Redis's order.
+func aclCategories(cmd *Command) []string { return cmd.ACLCategories() }
+
+// keySpecFlags are the access flags of the command's keys (COMMAND INFO's
+// key specs, COMMAND GETKEYSANDFLAGS). The table does not declare them per
+// command yet, so they are derived from the command flags: a read-only
+// command reads its keys ("RO access", exact for GET, MGET, STRLEN…), a
+// writing one updates them ("RW update"; Redis is finer: SET is "RW access
+// update variable_flags", DEL "RM delete", MSET "OW update").
+func keySpecFlags(cmd *Command) []string {
+	switch {
+	case cmd.Flags&FlagWrite != 0:
+		return []string{"RW", "update"}
+	case cmd.Flags&FlagReadonly != 0:
+		return []string{"RO", "access"}
+	}
+	return []string{"RO"}
+}
+
+// writeCommandInfo writes one command's COMMAND INFO entry, redis 7.0's
+// ten fields: name, arity, flags, first key, last key, key step, ACL
+// categories, tips, key specs, subcommands. Flags, categories, tips and key
+// specs are sets in RESP3; subcommands an array, or an empty set when there
+// are none (Redis's quirk, kept).
+func (c *Client) writeCommandInfo(cmd *Command) {
+	w := &c.w
+	w.Array(10)
+	w.BulkString(cmd.Name)
+	w.Int(int64(cmd.Arity))
+	flags := cmd.Flags.Names()
+	w.Set(len(flags))
+	for _, f := range flags {
+		w.Status(f)
+	}
+	w.Int(int64(cmd.FirstKey))
+	w.Int(int64(cmd.LastKey))
+	w.Int(int64(cmd.KeyStep))
+	cats := aclCategories(cmd)
+	w.Set(len(cats))
+	for _, cat := range cats {
+		w.Status(cat)
+	}
+	w.Set(0) // tips
+	if cmd.FirstKey == 0 {
+		w.Set(0)
+	} else {
+		w.Set(1)
+		c.writeKeySpec(cmd)
+	}
+	if len(cmd.Subcommands) == 0 {
+		w.Set(0)
+		return
+	}
+	w.Array(len(cmd.Subcommands))
+	for _, sc := range cmd.Subcommands {
+		c.writeCommandInfo(sc)
+	}
+}
+
+// writeKeySpec writes the key spec equivalent to the command's first, last
+// and step: an index begin_search and a range find_keys whose lastkey is
+// relative to the first key (negative: from the end).
+func (c *Client) writeKeySpec(cmd *Command) {
+	w := &c.w
+	last := cmd.LastKey
+	if last >= 0 {
+		last -= cmd.FirstKey
+	}
+	w.Map(3)
+	w.BulkString("flags")
+	flags := keySpecFlags(cmd)
+	w.Set(len(flags))
+	for _, f := range flags {
+		w.Status(f)
+	}
+	w.BulkString("begin_search")
+	w.Map(2)
+	w.BulkString("type")
+	w.BulkString("index")
+	w.BulkString("spec")
+	w.Map(1)
+	w.BulkString("index")
+	w.Int(int64(cmd.FirstKey))
+	w.BulkString("find_keys")
+	w.Map(2)
+	w.BulkString("type")
+	w.BulkString("range")
+	w.BulkString("spec")
+	w.Map(3)
+	w.BulkString("lastkey")
+	w.Int(int64(last))
+	w.BulkString("keystep")
+	w.Int(int64(max(cmd.KeyStep, 1)))
+	w.BulkString("limit")
+	w.Int(0)
+}
+
+// cmdCommandDocs is COMMAND DOCS [name ...]: a map of name to docs,
+// unknown names left out.
+func cmdCommandDocs(c *Client, args [][]byte) {
+	var cmds []*Command
+	if len(args) == 2 {
+		cmds = c.fe.table.All()
+	} else {
+		for _, name := range args[2:] {
+			if cmd := c.fe.table.lookupFullName(name); cmd != nil {
+				cmds = append(cmds, cmd)
+			}
+		}
+	}
+	c.w.Map(len(cmds))
+	for _, cmd := range cmds {
+		c.w.BulkString(cmd.Name)
+		c.writeCommandDocs(cmd)
+	}
+}
+
+// writeCommandDocs writes what the table documents of a command: summary,
+// since, group and, for a container, its subcommands' docs.
+func (c *Client) writeCommandDocs(cmd *Command) {
+	w := &c.w
+	n := 3
+	if len(cmd.Subcommands) > 0 {
+		n++
+	}
+	w.Map(n)
+	w.BulkString("summary")
+	w.BulkString(cmd.Summary)
+	w.BulkString("since")
+	w.BulkString(cmd.Since)
+	w.BulkString("group")
+	w.BulkString(cmd.Group)
+	if len(cmd.Subcommands) > 0 {
+		w.BulkString("subcommands")
+		w.Map(len(cmd.Subcommands))
+		for _, sc := range cmd.Subcommands {
+			w.BulkString(sc.Name)
+			c.writeCommandDocs(sc)
+		}
+	}
+}
+
+// cmdCommandList is COMMAND LIST [FILTERBY MODULE name|ACLCAT cat|PATTERN
+// pattern]: every command's full name, subcommands included.
+func cmdCommandList(c *Client, args [][]byte) {
+	keep := func(*Command) bool { return true }
+	for i := 2; i < len(args); i += 3 {
+		if !argIs(args[i], "FILTERBY") || len(args)-1-i != 2 {
+			c.w.Error(ErrSyntax)
+			return
+		}
+		arg := string(args[i+2])
+		switch typ := args[i+1]; {
+		case argIs(typ, "MODULE"):
+			keep = func(*Command) bool { return false } // no modules
+		case argIs(typ, "ACLCAT"):
+			cat := "@" + strings.ToLower(arg)
+			keep = func(cmd *Command) bool {
+				for _, c := range cmd.ACLCategories() {
+					if c == cat {
+						return true
+					}
+				}
+				return false
+			}
+		case argIs(typ, "PATTERN"):
+			keep = func(cmd *Command) bool { return glob.MatchString(arg, cmd.Name, true) }
+		default:
+			c.w.Error(ErrSyntax)
+			return
+		}
+	}
+	var names []string
+	c.fe.table.forEachCommand(func(cmd *Command) {
+		if keep(cmd) {
+			names = append(names, cmd.Name)
+		}
+	})
+	c.w.Array(len(names))
+	for _, n := range names {
+		c.w.BulkString(n)
+	}
+}
+
+// getKeysTarget resolves COMMAND GETKEYS's full command (args[2:]) as
+// Redis's getKeysSubcommandImpl, replying its errors.
+func (c *Client) getKeysTarget(args [][]byte) (*Command, []int, bool) {
+	target := args[2:]
+	cmd := c.fe.table.Lookup(target[0], c.scratch[:])
+	if cmd != nil && cmd.sub != nil && len(target) > 1 {
+		cmd = cmd.subcommand(target[1], c.scratch[:])
+	}
+	switch {
+	case cmd == nil:
+		c.w.Error(ErrInvalidCommand)
+		return nil, nil, false
+	case cmd.FirstKey == 0:
+		c.w.Error(ErrNoKeyArgs)
+		return nil, nil, false
+	case !cmd.arityOK(len(target)):
+		c.w.Error(ErrGetKeysArity)
+		return nil, nil, false
+	}
+	idx := cmd.KeyIndexes(len(target))
+	if len(idx) == 0 {
+		c.w.Error(ErrGetKeysNone)
+		return nil, nil, false
+	}
+	return cmd, idx, true
+}
+
+// cmdCommandGetKeys is COMMAND GETKEYS command [arg ...].
+func cmdCommandGetKeys(c *Client, args [][]byte) {
+	_, idx, ok := c.getKeysTarget(args)
+	if !ok {
+		return
+	}
+	c.w.Array(len(idx))
+	for _, i := range idx {
+		c.w.Bulk(args[2+i])
+	}
+}
+
+// cmdCommandGetKeysAndFlags is COMMAND GETKEYSANDFLAGS command [arg ...]:
+// each key with its access flags.
+func cmdCommandGetKeysAndFlags(c *Client, args [][]byte) {
+	cmd, idx, ok := c.getKeysTarget(args)
+	if !ok {
+		return
+	}
+	flags := keySpecFlags(cmd)
+	c.w.Array(len(idx))
+	for _, i := range idx {
+		c.w.Array(2)
+		c.w.Bulk(args[2+i])
+		c.w.Set(len(flags))
+		for _, f := range flags {
+			c.w.Status(f)
+		}
+	}
+}

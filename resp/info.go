@@ -1,0 +1,598 @@
+package resp
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tandemkv/tandem/conf"
+)
+
+// INFO: the sections, their fields and the statistics behind them.
+//
+// The text is redis 7.0's: "# Name" headers, "field:value" lines ending in
+// "\r\n", one empty line between sections, the same section order and the
+// same meaning of "default", "all" and "everything". Fields that describe
+// Redis internals Tandem does not have (AOF, forks, replication backlog,
+// Lua) keep the values an idle redis-server reports, so monitoring tools
+// that expect them keep working; Tandem's own facts come as extra fields at
+// the end of the server section.
+
+// infoSection is one INFO section: its name (as requested, lower case),
+// whether INFO without arguments includes it, and its generator.
+type infoSection struct {
+	name    string
+	header  string
+	deflt   bool
+	aliases []string
+	gen     func(f *Frontend, b *infoBuilder)
+}
+
+// infoSections are in the order Redis prints them.
+var infoSections = []infoSection{
+	{name: "server", header: "Server", deflt: true, gen: (*Frontend).infoServer},
+	{name: "clients", header: "Clients", deflt: true, gen: (*Frontend).infoClients},
+	{name: "memory", header: "Memory", deflt: true, gen: (*Frontend).infoMemory},
+	{name: "persistence", header: "Persistence", deflt: true, gen: (*Frontend).infoPersistence},
+	{name: "stats", header: "Stats", deflt: true, gen: (*Frontend).infoStats},
+	{name: "replication", header: "Replication", deflt: true, gen: (*Frontend).infoReplication},
+	{name: "cpu", header: "CPU", deflt: true, gen: (*Frontend).infoCPU},
+	{name: "module_list", header: "Modules", deflt: true, aliases: []string{"modules"}, gen: func(*Frontend, *infoBuilder) {}},
+	{name: "commandstats", header: "Commandstats", gen: (*Frontend).infoCommandStats},
+	{name: "errorstats", header: "Errorstats", deflt: true, gen: (*Frontend).infoErrorStats},
+	// Latency percentiles need per-command histograms Tandem does not keep
+	// yet: the section is there, empty.
+	{name: "latencystats", header: "Latencystats", gen: func(*Frontend, *infoBuilder) {}},
+	{name: "cluster", header: "Cluster", deflt: true, gen: func(_ *Frontend, b *infoBuilder) { b.field("cluster_enabled", "0") }},
+	{name: "keyspace", header: "Keyspace", deflt: true, gen: (*Frontend).infoKeyspace},
+}
+
+// infoBuilder accumulates INFO text.
+type infoBuilder struct {
+	strings.Builder
+	now time.Time
+}
+
+func (b *infoBuilder) field(k, v string) {
+	b.WriteString(k)
+	b.WriteByte(':')
+	b.WriteString(v)
+	b.WriteString("\r\n")
+}
+
+func (b *infoBuilder) int(k string, v int64) { b.field(k, strconv.FormatInt(v, 10)) }
+
+// float writes v with two decimals, as Redis's "%.2f".
+func (b *infoBuilder) float(k string, v float64) { b.field(k, strconv.FormatFloat(v, 'f', 2, 64)) }
+
+// cmdInfo is INFO [section ...].
+func cmdInfo(c *Client, args [][]byte) {
+	c.w.Verbatim(c.fe.infoText(args[1:], time.Now()))
+}
+
+// infoText returns INFO's text for the requested sections, as redis 7.0's
+// genInfoSectionDict and genRedisInfoString: no argument means "default";
+// "all" is every section; "everything" is "all" plus module sections
+// (Tandem has none); other words name sections, in any case, and unknown
+// ones are ignored. Sections always come in Redis's order.
+func (f *Frontend) infoText(args [][]byte, now time.Time) string {
+	all := false
+	want := map[string]bool{}
+	addDefaults := func() {
+		for _, s := range infoSections {
+			if s.deflt {
+				want[s.name] = true
+			}
+		}
+	}
+	if len(args) == 0 {
+		addDefaults()
+	}
+	for _, a := range args {
+		switch w := strings.ToLower(string(a)); w {
+		case "default":
+			addDefaults()
+		case "all", "everything":
+			all = true
+		default:
+			want[w] = true
+		}
+	}
+	b := &infoBuilder{now: now}
+	n := 0
+	for _, s := range infoSections {
+		in := all || want[s.name]
+		for _, a := range s.aliases {
+			in = in || want[a]
+		}
+		if !in {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("\r\n")
+		}
+		n++
+		b.WriteString("# " + s.header + "\r\n")
+		s.gen(f, b)
+	}
+	return b.String()
+}
+
+func (f *Frontend) infoServer(b *infoBuilder) {
+	uptime := int64(b.now.Sub(f.started) / time.Second)
+	b.field("redis_version", Version)
+	b.field("redis_git_sha1", "00000000")
+	b.field("redis_git_dirty", "0")
+	b.field("redis_build_id", buildID(f.facts.TandemVersion))
+	b.field("redis_mode", "standalone")
+	b.field("os", osName())
+	b.int("arch_bits", strconv.IntSize)
+	b.field("monotonic_clock", "POSIX clock_gettime")
+	b.field("multiplexing_api", multiplexingAPI())
+	b.field("atomicvar_api", "c11-builtin")
+	b.field("gcc_version", "0.0.0")
+	b.int("process_id", int64(f.processID()))
+	b.field("process_supervised", "no")
+	b.field("run_id", f.facts.RunID)
+	b.int("tcp_port", int64(f.tcpPort()))
+	b.int("server_time_usec", b.now.UnixMicro())
+	b.int("uptime_in_seconds", uptime)
+	b.int("uptime_in_days", uptime/86400)
+	b.int("hz", int64(f.cfg.Hz()))
+	b.int("configured_hz", int64(f.cfg.Hz()))
+	// Redis's LRU clock: seconds, 24 bits.
+	b.int("lru_clock", (b.now.Unix())&(1<<24-1))
+	b.field("executable", f.facts.Executable)
+	b.field("config_file", f.configFile())
+	b.field("io_threads_active", "0")
+	// Tandem's own.
+	b.field("tandem_version", f.facts.TandemVersion)
+	b.int("memcached_port", int64(f.facts.MemcachedPort))
+	b.field("go_version", runtime.Version())
+}
+
+func (f *Frontend) processID() int {
+	if f.facts.ProcessID != 0 {
+		return f.facts.ProcessID
+	}
+	return os.Getpid()
+}
+
+func (f *Frontend) tcpPort() int {
+	if f.facts.TCPPort != 0 {
+		return f.facts.TCPPort
+	}
+	return f.cfg.Port()
+}
+
+func (f *Frontend) configFile() string {
+	if f.facts.ConfigFile != "" {
+		return f.facts.ConfigFile
+	}
+	return f.cfg.ConfigFile()
+}
+
+// buildID is a stable 16-hex-digit id of Tandem's version (redis_build_id).
+func buildID(version string) string {
+	h := uint64(14695981039346656037) // FNV-1a
+	for i := 0; i < len(version); i++ {
+		h ^= uint64(version[i])
+		h *= 1099511628211
+	}
+	return fmt.Sprintf("%016x", h)
+}
+
+// osName is uname's "sysname release machine", as Redis prints it.
+func osName() string {
+	sys := runtime.GOOS
+	switch sys {
+	case "linux":
+		sys = "Linux"
+	case "darwin":
+		sys = "Darwin"
+	case "freebsd":
+		sys = "FreeBSD"
+	}
+	machine := runtime.GOARCH
+	switch machine {
+	case "amd64":
+		machine = "x86_64"
+	case "386":
+		machine = "i686"
+	case "arm64":
+		if runtime.GOOS == "linux" {
+			machine = "aarch64"
+		}
+	}
+	release := "unknown"
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		release = strings.TrimSpace(string(b))
+	}
+	return sys + " " + release + " " + machine
+}
+
+func multiplexingAPI() string {
+	switch runtime.GOOS {
+	case "linux":
+		return "epoll"
+	case "darwin", "freebsd", "netbsd", "openbsd", "dragonfly":
+		return "kqueue"
+	}
+	return "unknown"
+}
+
+func (f *Frontend) connectedClients() int {
+	if f.facts.ClientsCounter != nil {
+		return f.facts.ClientsCounter()
+	}
+	n := 0
+	f.clients.Range(func(_, _ any) bool { n++; return true })
+	return n
+}
+
+func (f *Frontend) infoClients(b *infoBuilder) {
+	b.int("connected_clients", int64(f.connectedClients()))
+	b.field("cluster_connections", "0")
+	b.int("maxclients", int64(f.cfg.MaxClients()))
+	b.field("client_recent_max_input_buffer", "0")
+	b.field("client_recent_max_output_buffer", "0")
+	b.field("blocked_clients", "0")
+	b.field("tracking_clients", "0")
+	b.field("clients_in_timeout_table", "0")
+}
+
+// usedMemory returns the engine's accounted bytes and updates the peak.
+// The peak is sampled when INFO (or anything else calling this) runs.
+func (f *Frontend) usedMemory() (used, peak int64) {
+	used = f.eng.UsedMemory()
+	for {
+		p := f.memPeak.Load()
+		if used <= p {
+			return used, p
+		}
+		if f.memPeak.CompareAndSwap(p, used) {
+			return used, used
+		}
+	}
+}
+
+// percent formats part/whole as Redis's "%.2f%%"; 0 when whole is 0.
+func percent(part, whole int64) string {
+	v := 0.0
+	if whole > 0 {
+		v = float64(part) * 100 / float64(whole)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + "%"
+}
+
+func (f *Frontend) infoMemory(b *infoBuilder) {
+	used, peak := f.usedMemory()
+	rss := processRSS()
+	sysMem := systemMemory()
+	maxMem := f.cfg.MaxMemory()
+	b.int("used_memory", used)
+	b.field("used_memory_human", conf.HumanBytes(used))
+	b.int("used_memory_rss", rss)
+	b.field("used_memory_rss_human", conf.HumanBytes(rss))
+	b.int("used_memory_peak", peak)
+	b.field("used_memory_peak_human", conf.HumanBytes(peak))
+	b.field("used_memory_peak_perc", percent(used, peak))
+	// The engine accounts every byte to the entries (index share
+	// included), so there is no separate overhead.
+	b.field("used_memory_overhead", "0")
+	b.field("used_memory_startup", "0")
+	b.int("used_memory_dataset", used)
+	b.field("used_memory_dataset_perc", percent(used, used))
+	b.int("total_system_memory", sysMem)
+	b.field("total_system_memory_human", conf.HumanBytes(sysMem))
+	b.int("maxmemory", maxMem)
+	b.field("maxmemory_human", conf.HumanBytes(maxMem))
+	b.field("maxmemory_policy", f.cfg.MaxMemoryPolicy().String())
+	ratio := 0.0
+	if used > 0 {
+		ratio = float64(rss) / float64(used)
+	}
+	b.float("mem_fragmentation_ratio", ratio)
+	b.int("mem_fragmentation_bytes", rss-used)
+	b.field("mem_not_counted_for_evict", "0")
+	b.field("mem_replication_backlog", "0")
+	b.field("mem_clients_slaves", "0")
+	b.field("mem_clients_normal", "0")
+	b.field("mem_aof_buffer", "0")
+	b.field("mem_allocator", runtime.Version())
+	b.field("active_defrag_running", "0")
+	b.field("lazyfree_pending_objects", "0")
+	b.field("lazyfreed_objects", "0")
+}
+
+// processRSS is the resident set size from /proc/self/statm (0 where
+// there is no /proc).
+func processRSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// systemMemory is MemTotal from /proc/meminfo (0 where there is no /proc).
+func systemMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+func (f *Frontend) infoPersistence(b *infoBuilder) {
+	for _, kv := range [][2]string{
+		{"loading", "0"}, {"async_loading", "0"}, {"current_cow_peak", "0"},
+		{"current_cow_size", "0"}, {"current_cow_size_age", "0"}, {"current_fork_perc", "0.00"},
+		{"current_save_keys_processed", "0"}, {"current_save_keys_total", "0"},
+	} {
+		b.field(kv[0], kv[1])
+	}
+	b.int("rdb_changes_since_last_save", f.eng.Changes())
+	b.field("rdb_bgsave_in_progress", "0")
+	b.int("rdb_last_save_time", f.started.Unix())
+	for _, kv := range [][2]string{
+		{"rdb_last_bgsave_status", "ok"}, {"rdb_last_bgsave_time_sec", "-1"},
+		{"rdb_current_bgsave_time_sec", "-1"}, {"rdb_saves", "0"}, {"rdb_last_cow_size", "0"},
+		{"rdb_last_load_keys_expired", "0"}, {"rdb_last_load_keys_loaded", "0"},
+		{"aof_enabled", "0"}, {"aof_rewrite_in_progress", "0"}, {"aof_rewrite_scheduled", "0"},
+		{"aof_last_rewrite_time_sec", "-1"}, {"aof_current_rewrite_time_sec", "-1"},
+		{"aof_last_bgrewrite_status", "ok"}, {"aof_rewrites", "0"},
+		{"aof_rewrites_consecutive_failures", "0"}, {"aof_last_write_status", "ok"},
+		{"aof_last_cow_size", "0"}, {"module_fork_in_progress", "0"}, {"module_fork_last_cow_size", "0"},
+	} {
+		b.field(kv[0], kv[1])
+	}
+}
+
+// rateSampler turns the command and byte counters into INFO's
+// instantaneous rates. Redis samples them every 100 ms from its cron;
+// Tandem samples when INFO runs: a rate is the average since the previous
+// sample at least 100 ms older, which for a monitor polling INFO is the
+// rate over its polling interval.
+type rateSampler struct {
+	mu              sync.Mutex
+	at              time.Time
+	cmds, in, out   int64
+	ops             int64
+	inKbps, outKbps float64
+}
+
+func (r *rateSampler) sample(now, since time.Time, cmds, in, out int64) (int64, float64, float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.at.IsZero() {
+		r.at = since
+	}
+	if dt := now.Sub(r.at); dt >= 100*time.Millisecond {
+		s := dt.Seconds()
+		r.ops = int64(float64(cmds-r.cmds) / s)
+		r.inKbps = float64(in-r.in) / s / 1024
+		r.outKbps = float64(out-r.out) / s / 1024
+		r.at, r.cmds, r.in, r.out = now, cmds, in, out
+	}
+	return r.ops, r.inKbps, r.outKbps
+}
+
+// reset starts sampling over (CONFIG RESETSTAT zeroes the counters).
+func (r *rateSampler) reset(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.at, r.cmds, r.in, r.out = now, 0, 0, 0
+	r.ops, r.inKbps, r.outKbps = 0, 0, 0
+}
+
+func (f *Frontend) infoStats(b *infoBuilder) {
+	st := &f.stats
+	es := f.eng.Stats()
+	cmds, in, out := st.commands.Load(), st.netInput.Load(), st.netOutput.Load()
+	ops, inKbps, outKbps := f.rates.sample(b.now, f.started, cmds, in, out)
+	b.int("total_connections_received", st.connections.Load())
+	b.int("total_commands_processed", cmds)
+	b.int("instantaneous_ops_per_sec", ops)
+	b.int("total_net_input_bytes", in)
+	b.int("total_net_output_bytes", out)
+	b.field("total_net_repl_input_bytes", "0")
+	b.field("total_net_repl_output_bytes", "0")
+	b.float("instantaneous_input_kbps", inKbps)
+	b.float("instantaneous_output_kbps", outKbps)
+	b.field("instantaneous_input_repl_kbps", "0.00")
+	b.field("instantaneous_output_repl_kbps", "0.00")
+	b.int("rejected_connections", st.rejectedConns.Load())
+	b.field("sync_full", "0")
+	b.field("sync_partial_ok", "0")
+	b.field("sync_partial_err", "0")
+	b.int("expired_keys", es.ExpiredKeys)
+	b.field("expired_stale_perc", "0.00")
+	b.field("expired_time_cap_reached_count", "0")
+	b.field("expire_cycle_cpu_milliseconds", "0")
+	b.int("evicted_keys", es.EvictedKeys)
+	b.field("evicted_clients", "0")
+	b.field("total_eviction_exceeded_time", "0")
+	b.field("current_eviction_exceeded_time", "0")
+	b.int("keyspace_hits", es.Hits)
+	b.int("keyspace_misses", es.Misses)
+	for _, k := range []string{
+		"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec",
+		"total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
+		"active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
+		"active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
+		"tracking_total_keys", "tracking_total_items", "tracking_total_prefixes",
+		"unexpected_error_replies",
+	} {
+		b.field(k, "0")
+	}
+	b.int("total_error_replies", st.errorReplies.Load())
+	b.field("dump_payload_sanitizations", "0")
+	b.field("io_threaded_reads_processed", "0")
+	b.field("io_threaded_writes_processed", "0")
+}
+
+func (f *Frontend) infoReplication(b *infoBuilder) {
+	b.field("role", "master")
+	b.field("connected_slaves", "0")
+	b.field("master_failover_state", "no-failover")
+	b.field("master_replid", f.replID)
+	b.field("master_replid2", strings.Repeat("0", 40))
+	b.field("master_repl_offset", "0")
+	b.field("second_repl_offset", "-1")
+	b.field("repl_backlog_active", "0")
+	b.field("repl_backlog_size", "1048576")
+	b.field("repl_backlog_first_byte_offset", "0")
+	b.field("repl_backlog_histlen", "0")
+}
+
+func (f *Frontend) infoCPU(b *infoBuilder) {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	tv := func(t syscall.Timeval) string {
+		return fmt.Sprintf("%d.%06d", int64(t.Sec), int64(t.Usec))
+	}
+	b.field("used_cpu_sys", tv(self.Stime))
+	b.field("used_cpu_user", tv(self.Utime))
+	b.field("used_cpu_sys_children", tv(children.Stime))
+	b.field("used_cpu_user_children", tv(children.Utime))
+}
+
+// forEachCommand visits every command of the table, each container
+// followed by its subcommands.
+func (t *Table) forEachCommand(fn func(cmd *Command)) {
+	for _, cmd := range t.All() {
+		fn(cmd)
+		for _, sc := range cmd.Subcommands {
+			fn(sc)
+		}
+	}
+}
+
+// infoCommandStats lists every command that was called, rejected or failed.
+func (f *Frontend) infoCommandStats(b *infoBuilder) {
+	f.table.forEachCommand(func(cmd *Command) {
+		calls, usec := cmd.stats.calls.Load(), cmd.stats.usec.Load()
+		rejected, failed := cmd.stats.rejected.Load(), cmd.stats.failed.Load()
+		if calls == 0 && rejected == 0 && failed == 0 {
+			return
+		}
+		perCall := 0.0
+		if calls > 0 {
+			perCall = float64(usec) / float64(calls)
+		}
+		fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+			cmd.Name, calls, usec, perCall, rejected, failed)
+	})
+}
+
+// maxErrorCodes bounds the distinct error codes errorstats tracks, as
+// Redis's ERROR_STATS_NUMBER, so a peer cannot grow the map without end.
+const maxErrorCodes = 128
+
+// errorCode extracts an error reply's code ("ERR", "WRONGTYPE"…) from the
+// bytes after its '-', as Redis's afterErrorReply: the text before a space
+// within the first 32 bytes, else "ERR".
+func errorCode(b []byte) string {
+	if i := bytes.IndexByte(b, '\r'); i >= 0 {
+		b = b[:i]
+	}
+	if i := bytes.IndexByte(b[:min(len(b), 32)], ' '); i >= 0 {
+		return string(b[:i])
+	}
+	return "ERR"
+}
+
+// countError records an error reply for INFO (total_error_replies,
+// errorstats).
+func (f *Frontend) countError(code string) {
+	f.stats.errorReplies.Add(1)
+	f.errMu.Lock()
+	defer f.errMu.Unlock()
+	if _, ok := f.errorCodes[code]; ok || len(f.errorCodes) < maxErrorCodes {
+		f.errorCodes[code]++
+	}
+}
+
+func (f *Frontend) infoErrorStats(b *infoBuilder) {
+	f.errMu.Lock()
+	codes := make([]string, 0, len(f.errorCodes))
+	for code := range f.errorCodes {
+		codes = append(codes, code)
+	}
+	sort.Strings(codes)
+	counts := make([]int64, len(codes))
+	for i, code := range codes {
+		counts[i] = f.errorCodes[code]
+	}
+	f.errMu.Unlock()
+	for i, code := range codes {
+		fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", code, counts[i])
+	}
+}
+
+func (f *Frontend) infoKeyspace(b *infoBuilder) {
+	for n := 0; n < f.eng.Databases(); n++ {
+		db := f.eng.DB(n)
+		keys := db.Size()
+		if keys == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", n, keys, db.Volatile())
+	}
+}
+
+// resetStats is CONFIG RESETSTAT: every counter INFO reports back to zero,
+// except the memory peak, as Redis.
+func (f *Frontend) resetStats(now time.Time) {
+	st := &f.stats
+	for _, c := range []interface{ Store(int64) }{
+		&st.connections, &st.commands, &st.rejectedConns, &st.netInput, &st.netOutput, &st.errorReplies,
+	} {
+		c.Store(0)
+	}
+	f.errMu.Lock()
+	clear(f.errorCodes)
+	f.errMu.Unlock()
+	f.table.forEachCommand(func(cmd *Command) {
+		cmd.stats.calls.Store(0)
+		cmd.stats.usec.Store(0)
+		cmd.stats.rejected.Store(0)
+		cmd.stats.failed.Store(0)
+	})
+	f.eng.ResetStats()
+	f.rates.reset(now)
+}
+
+// randomHex40 is a random 40-hex-digit id (run_id, master_replid).
+func randomHex40() string {
+	var b [20]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
