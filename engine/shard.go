@@ -43,7 +43,8 @@ func (s *shardData) lookup(key []byte, h uint64) int {
 
 // isExpired reports whether the entry's time has passed.
 func (en *entry) isExpired(now int64) bool {
-	return en.expireAt != 0 && en.expireAt <= now
+	// Redis's keyIsExpired: a key is still there in its expire millisecond.
+	return en.expireAt != 0 && now > en.expireAt
 }
 
 // insert stores a new entry for a key known to be absent and returns its

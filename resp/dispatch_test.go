@@ -1,6 +1,9 @@
 package resp
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestDispatch(t *testing.T) {
 	env := newTestEnv(t)
@@ -36,6 +39,8 @@ func TestSetOptions(t *testing.T) {
 	c.expect("$-1\r\n", "SET", "n", "w", "XX", "GET")
 	c.expect("$-1\r\n", "GET", "n")
 	c.expect("+OK\r\n", "SET", "t", "v", "PX", "100")
-	env.clock.Advance(100_000_000) // 100 ms in ns
+	env.clock.Advance(100 * time.Millisecond)
+	c.expect("$1\r\nv\r\n", "GET", "t") // Redis keeps a key through its expire millisecond
+	env.clock.Advance(time.Millisecond)
 	c.expect("$-1\r\n", "GET", "t")
 }
