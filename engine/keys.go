@@ -89,7 +89,7 @@ func (d DB) Touch(keys ...[]byte) int {
 	return n
 }
 
-// KeyInfo is a key's metadata without its value (TYPE, TTL, OBJECT).
+// KeyInfo is a key's metadata (TYPE, TTL, OBJECT).
 type KeyInfo struct {
 	Type     Type
 	Encoding Encoding
@@ -97,6 +97,10 @@ type KeyInfo struct {
 	IdleMs   int64 // since the last access
 	CAS      uint64
 	Flags    uint32
+	// Value is a string's value, for OBJECT REFCOUNT's shared-integer
+	// check; nil for other types. Immutable and shared: it stays valid and
+	// must not be modified.
+	Value []byte
 }
 
 // Info returns a key's metadata without counting as an access.
@@ -111,7 +115,11 @@ func (d DB) Info(key []byte) (KeyInfo, bool) {
 	}
 	en := &s.entries[slot]
 	idle := int64(d.e.lruNow(now)-en.access) * 1000
-	return KeyInfo{Type: en.typ, Encoding: en.enc, ExpireAt: en.expireAt, IdleMs: idle, CAS: en.cas, Flags: en.flags}, true
+	info := KeyInfo{Type: en.typ, Encoding: en.enc, ExpireAt: en.expireAt, IdleMs: idle, CAS: en.cas, Flags: en.flags}
+	if en.typ == TypeString {
+		info.Value = en.value()
+	}
+	return info, true
 }
 
 // ExpireCond is the EXPIRE option set: NX, XX, GT, LT.

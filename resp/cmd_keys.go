@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/num"
 )
 
 // keyCommands is the generic key family (Redis group "generic"). Arity,
@@ -28,7 +29,7 @@ func keyCommands() []*Command {
 		{Name: "pexpiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, Since: "7.0.0", Summary: "Get the expiration Unix timestamp for a key in milliseconds", Run: cmdPexpiretime},
 		{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, Since: "2.2.0", Summary: "Remove the expiration from a key", Run: cmdPersist},
 		{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, Since: "1.0.0", Summary: "Determine the type stored at key", Run: cmdType},
-		{Name: "keys", Arity: 2, Flags: FlagReadonly, Group: g, Since: "1.0.0", Summary: "Find all keys matching the given pattern", Run: cmdKeys},
+		{Name: "keys", Arity: 2, Flags: FlagReadonly, Group: g, ACL: []string{"@dangerous"}, Since: "1.0.0", Summary: "Find all keys matching the given pattern", Run: cmdKeys},
 		{Name: "scan", Arity: -2, Flags: FlagReadonly, Group: g, Since: "2.8.0", Summary: "Incrementally iterate the keys space", Run: cmdScan},
 		{Name: "randomkey", Arity: 1, Flags: FlagReadonly, Group: g, Since: "1.0.0", Summary: "Return a random key from the keyspace", Run: cmdRandomKey},
 		{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, Since: "1.0.0", Summary: "Rename a key", Run: cmdRename},
@@ -446,23 +447,14 @@ const sharedIntegers = 10000
 // Redis decides when the value is written; Tandem decides from the
 // configuration at the time of the call.
 func cmdObjectRefcount(c *Client, args [][]byte) {
-	db := c.db
-	db.NoTouch = true
-	it, ok, err := db.Get(args[2]) // counts the hit or miss itself
-	switch {
-	case err == engine.ErrWrongType:
-		c.db.CountLookups(1, 0)
-		c.w.Int(1)
-		return
-	case err != nil:
-		c.engineError(err)
-		return
-	case !ok:
-		c.w.Null()
+	info, ok := objectLookup(c, args[2])
+	if !ok {
 		return
 	}
-	if it.Encoding == engine.EncInt && (c.fe.cfg.MaxMemory() == 0 || !(lruPolicy(c.fe.cfg.MaxMemoryPolicy()) || lfuPolicy(c.fe.cfg.MaxMemoryPolicy()))) {
-		if v, err := strconv.ParseInt(string(it.Value), 10, 64); err == nil && v >= 0 && v < sharedIntegers {
+	p := c.fe.cfg.MaxMemoryPolicy()
+	shares := c.fe.cfg.MaxMemory() == 0 || !(lruPolicy(p) || lfuPolicy(p))
+	if info.Type == engine.TypeString && info.Encoding == engine.EncInt && shares {
+		if v, ok := num.ParseInt(info.Value); ok && v >= 0 && v < sharedIntegers {
 			c.w.Int(sharedRefcount)
 			return
 		}
