@@ -197,21 +197,37 @@ func TestSetCopiesAndItemsAreImmutable(t *testing.T) {
 	}
 }
 
+// A read of a key of the wrong type is a keyspace hit and an access, as
+// in Redis (lookupKeyRead finds the key before the type check): on
+// redis-server 7.0, GET of a hash then MGET h h leave keyspace_hits at 3.
 func TestGetWrongTypeAndMiss(t *testing.T) {
-	e, _ := newTestEngine(t, 2)
+	e, clock := newTestEngine(t, 2)
 	d := e.DB(0)
 	putRaw(t, d, bs("h"), bs("x"), TypeHash)
+	clock.Advance(secs(10))
 	if _, ok, err := d.Get(bs("h")); ok || !errors.Is(err, ErrWrongType) {
 		t.Errorf("Get hash = %v, %v; want ErrWrongType", ok, err)
+	}
+	if ki, _ := d.Info(bs("h")); ki.IdleMs != 0 {
+		t.Errorf("Get of a hash left its idle time at %d ms", ki.IdleMs)
 	}
 	if _, ok, err := d.Get(bs("nope")); ok || err != nil {
 		t.Errorf("Get missing = %v, %v", ok, err)
 	}
 	mustSet(t, d, "s", "v", SetOptions{})
 	d.Get(bs("s"))
-	st := e.Stats()
-	if st.Hits != 1 || st.Misses != 1 {
-		t.Errorf("stats hits %d misses %d, want 1 and 1", st.Hits, st.Misses)
+	if st := e.Stats(); st.Hits != 2 || st.Misses != 1 {
+		t.Errorf("after GET h, GET nope, GET s: hits %d misses %d, want 2 and 1", st.Hits, st.Misses)
+	}
+	d.MGet([][]byte{bs("h"), bs("nope"), bs("s")}, func(int, Item, bool) {})
+	if st := e.Stats(); st.Hits != 4 || st.Misses != 2 {
+		t.Errorf("after MGET h nope s: hits %d misses %d, want 4 and 2", st.Hits, st.Misses)
+	}
+	if _, _, err := d.GetEx(bs("h"), ExpireChange{}, true); !errors.Is(err, ErrWrongType) {
+		t.Errorf("GetEx hash: %v", err)
+	}
+	if st := e.Stats(); st.Hits != 5 || st.Misses != 2 {
+		t.Errorf("after GETDEL h: hits %d misses %d, want 5 and 2", st.Hits, st.Misses)
 	}
 	e.ResetStats()
 	if st := e.Stats(); st != (Stats{}) {

@@ -20,11 +20,14 @@ func (d DB) Get(key []byte) (it Item, ok bool, err error) {
 		return Item{}, false, nil
 	}
 	en := &s.entries[slot]
+	// A key of another type is still found: a hit and an access, as Redis
+	// counts it.
+	d.touch(en, now)
 	if en.typ != TypeString {
 		s.mu.Unlock()
+		d.e.stats.hits.Add(1)
 		return Item{}, false, ErrWrongType
 	}
-	d.touch(en, now)
 	it = itemOf(en)
 	s.mu.Unlock()
 	d.e.stats.hits.Add(1)
@@ -163,11 +166,11 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 		return Item{}, false, nil
 	}
 	en := &s.entries[slot]
+	d.e.stats.hits.Add(1)
+	d.touch(en, now)
 	if en.typ != TypeString {
 		return Item{}, false, ErrWrongType
 	}
-	d.e.stats.hits.Add(1)
-	d.touch(en, now)
 	it := itemOf(en)
 	switch {
 	case del:
@@ -491,14 +494,19 @@ func (d DB) MGet(keys [][]byte, fn func(i int, it Item, ok bool)) {
 	for i, k := range keys {
 		s := &d.e.shards[idx[i]]
 		slot := d.find(s, k, hashes[i], now)
-		if slot < 0 || s.entries[slot].typ != TypeString {
+		if slot < 0 {
 			d.e.stats.misses.Add(1)
 			fn(i, Item{}, false)
 			continue
 		}
+		// A key of another type reads as nil but is a hit, as in Redis.
 		d.e.stats.hits.Add(1)
 		en := &s.entries[slot]
 		d.touch(en, now)
+		if en.typ != TypeString {
+			fn(i, Item{}, false)
+			continue
+		}
 		fn(i, itemOf(en), true)
 	}
 }

@@ -91,6 +91,7 @@ type Server struct {
 	ready    chan struct{}
 	readyErr error
 	once     sync.Once
+	stopping atomic.Bool
 }
 
 // New returns a server; Run starts it.
@@ -156,7 +157,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if s.readyErr != nil {
+	if s.readyErr != nil || !s.stopping.CompareAndSwap(false, true) {
 		return nil
 	}
 	return s.eng.Stop(ctx)
@@ -272,8 +273,8 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	ok := s.safely(c, func() {
 		n, c.out, closeAfter = c.sess.Serve(data, c.out[:0])
 	})
-	if !ok {
-		return gnet.Close
+	if !ok || n < 0 || n > len(data) {
+		return gnet.Close // a panic, or a session that broke its contract
 	}
 	if len(c.out) > 0 {
 		if _, err := gc.Write(c.out); err != nil {
