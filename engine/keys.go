@@ -187,24 +187,19 @@ func (d DB) Persist(key []byte) bool {
 
 // Size returns the number of keys (DBSIZE), counting expired keys not yet
 // reclaimed, as Redis does.
-func (d DB) Size() int {
-	n := 0
-	for i := d.base; i < d.base+d.e.perDB; i++ {
-		s := &d.e.shards[i]
-		s.mu.Lock()
-		n += s.keys
-		s.mu.Unlock()
-	}
-	return n
-}
+func (d DB) Size() int { return d.sumShards(func(s *shardData) int { return s.keys }) }
 
 // Volatile returns the number of keys with an expiry (INFO keyspace).
-func (d DB) Volatile() int {
+func (d DB) Volatile() int { return d.sumShards(func(s *shardData) int { return s.volatile }) }
+
+// sumShards adds up a count over the database's shards, each read under
+// its lock.
+func (d DB) sumShards(count func(s *shardData) int) int {
 	n := 0
 	for i := d.base; i < d.base+d.e.perDB; i++ {
 		s := &d.e.shards[i]
 		s.mu.Lock()
-		n += s.volatile
+		n += count(&s.shardData)
 		s.mu.Unlock()
 	}
 	return n

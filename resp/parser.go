@@ -1,6 +1,8 @@
 package resp
 
 import (
+	"github.com/tandemkv/tandem/internal/num"
+
 	"bytes"
 	"math"
 )
@@ -203,7 +205,7 @@ func (p *Parser) readCount(buf []byte) error {
 	if cr > len(buf)-2 { // redis wants one more byte, whatever it is
 		return nil
 	}
-	count, ok := parseInt(buf[1:cr])
+	count, ok := num.ParseInt(buf[1:cr])
 	if !ok || count > p.limits.MaxMultibulkLen || count > math.MaxInt32 {
 		return ProtocolError(ErrProtoInvalidMultibulkLen)
 	}
@@ -237,7 +239,7 @@ func (p *Parser) readBulkHeader(buf []byte) (bool, error) {
 		}
 		return false, ProtocolError("Protocol error: expected '$', got '" + string([]byte{c}) + "'")
 	}
-	size, ok := parseInt(buf[p.pos+1 : cr])
+	size, ok := num.ParseInt(buf[p.pos+1 : cr])
 	if !ok || size < 0 || size > p.limits.MaxBulkLen {
 		return false, ProtocolError(ErrProtoInvalidBulkLen)
 	}
@@ -440,47 +442,4 @@ func (p *Parser) splitArgs(line []byte) bool {
 			p.spans = append(p.spans, span{start: start, end: wordEnd})
 		}
 	}
-}
-
-// parseInt is redis's string2ll: a strict decimal int64. No sign but a
-// leading '-', no leading zeros ("0" alone excepted, "-0" refused), no blanks,
-// at most 20 bytes, no overflow.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > math.MaxUint64/10 {
-			return 0, false
-		}
-		v *= 10
-		if v > math.MaxUint64-uint64(c-'0') {
-			return 0, false
-		}
-		v += uint64(c - '0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
 }

@@ -460,19 +460,6 @@ func TestParserBigRequestReleasesTable(t *testing.T) {
 	}
 }
 
-func TestParseInt(t *testing.T) {
-	good := map[string]int64{"0": 0, "1": 1, "-1": -1, "10": 10, "9223372036854775807": 1<<63 - 1, "-9223372036854775808": -1 << 63}
-	for s, want := range good {
-		if v, ok := parseInt([]byte(s)); !ok || v != want {
-			t.Errorf("parseInt(%q) = %d, %v", s, v, ok)
-		}
-	}
-	for _, s := range []string{"", "-", "+1", "01", "-0", "00", " 1", "1 ", "1a", "9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999"} {
-		if v, ok := parseInt([]byte(s)); ok {
-			t.Errorf("parseInt(%q) = %d, want refusal", s, v)
-		}
-	}
-}
 
 func BenchmarkParserMultibulk(b *testing.B) {
 	in := bytes.Repeat([]byte(multibulk("SET", "key:000123", strings.Repeat("x", 64))), 16)
