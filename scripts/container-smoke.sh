@@ -38,7 +38,7 @@ fi
 # Vendor modules so the build needs no network inside the container.
 go mod vendor
 trap 'rm -rf vendor' EXIT
-podman build -q --network host -f Dockerfile -t "$IMG" --build-arg BUILDER_IMAGE="$BUILDER" --build-arg RUNTIME_IMAGE="$RUNTIME" . >/dev/null
+podman build -q --format docker --network host -f Dockerfile -t "$IMG" --build-arg BUILDER_IMAGE="$BUILDER" --build-arg RUNTIME_IMAGE="$RUNTIME" . >/dev/null
 vol=$(mktemp -d); chmod 777 "$vol"
 cid=$(podman run -d --network host -v "$vol:/data" -e TANDEM_BIND=127.0.0.1 "$IMG" --port "$RPORT" --memcached-port "$MPORT")
 trap 'podman rm -f -t 2 "$cid" >/dev/null 2>&1; rm -rf vendor "$vol"' EXIT
