@@ -1,6 +1,11 @@
 package memproto
 
 import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/server"
@@ -10,22 +15,81 @@ import (
 type Options struct {
 	Engine  *engine.Engine
 	Config  *conf.Config
-	Version string
+	Version string // what "version" and "stats" report, as given
+	// Shutdown is what the "shutdown" command does when
+	// memcached-enable-shutdown is set; graceful is "shutdown graceful".
+	// nil raises SIGINT in the process, as memcached does.
+	Shutdown func(graceful bool)
 }
 
-// Frontend serves the memcached protocol.
-type Frontend struct{ o Options }
+// Frontend serves the memcached protocol over database 0 of the engine. It
+// implements server.Frontend.
+type Frontend struct {
+	eng      *engine.Engine
+	db       engine.DB
+	cfg      *conf.Config
+	version  string
+	shutdown func(graceful bool)
+	clock    engine.Clock
+
+	startMs   int64 // engine clock when the front-end was made
+	stats     counters
+	sessions  sync.Map // id → *session, for "stats conns"
+	marks     markTable
+	fetched   versionSet // item versions read (mg h)
+	binary    versionSet // item versions stored with a base64 key (ms b)
+	prefixes  prefixStats
+	verbosity atomic.Uint32
+}
 
 // New returns the memcached front-end.
-func New(o Options) *Frontend { return &Frontend{o: o} }
+func New(o Options) *Frontend {
+	cfg := o.Config
+	if cfg == nil {
+		cfg = conf.Default()
+	}
+	f := &Frontend{
+		eng:      o.Engine,
+		db:       o.Engine.DB(0),
+		cfg:      cfg,
+		version:  o.Version,
+		shutdown: o.Shutdown,
+		clock:    o.Engine.Clock(),
+	}
+	if f.shutdown == nil {
+		f.shutdown = raiseSIGINT
+	}
+	f.startMs = f.clock.NowMs()
+	f.marks.init()
+	return f
+}
 
-// RejectMessage implements server.Frontend.
-func (f *Frontend) RejectMessage() []byte { return []byte("SERVER_ERROR Too many open connections\r\n") }
+// raiseSIGINT stops the process the way memcached's "shutdown" does; the
+// binary's signal handler then shuts down cleanly.
+func raiseSIGINT(bool) {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Signal(syscall.SIGINT)
+	}
+}
+
+// RejectMessage implements server.Frontend: memcached's reply at maxconns.
+func (f *Frontend) RejectMessage() []byte {
+	f.stats.rejectedConns.Add(1)
+	return []byte(errTooManyConns + "\r\n")
+}
 
 // NewSession implements server.Frontend.
-func (f *Frontend) NewSession(p server.Peer) server.Session { return &session{} }
+func (f *Frontend) NewSession(p server.Peer) server.Session {
+	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits()}}
+	s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
+	f.sessions.Store(p.ID(), s)
+	f.stats.currConns.Add(1)
+	f.stats.totalConns.Add(1)
+	return s
+}
 
-type session struct{}
-
-func (s *session) Serve(in, out []byte) (int, []byte, bool) { return len(in), append(out, "ERROR\r\n"...), false }
-func (s *session) Closed()                                  {}
+// limits reads the request limits from the configuration (they are
+// mutable at run time).
+func (f *Frontend) limits() Limits {
+	return Limits{MaxLine: f.cfg.MemcachedMaxLine(), ItemSizeMax: f.cfg.ItemSizeMax()}.withDefaults()
+}

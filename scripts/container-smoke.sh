@@ -57,5 +57,5 @@ check "memcached set" $'STORED\r' "$(talk "$MPORT" 'set smk2 7 0 3\r\nabc\r\n' 8
 check "RESP GET of a memcached value" $'$3\r\nabc\r' "$(talk "$RPORT" '*2\r\n$3\r\nGET\r\n$4\r\nsmk2\r\n' 9)"
 if podman exec "$cid" /usr/local/bin/tandem healthcheck --port "$RPORT" >/dev/null 2>&1; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL healthcheck"; fi
 [ "$fail" = 0 ] || podman logs "$cid" | tail -20
-echo "container smoke: $pass passed, $fail failed"
+echo "container: $pass passed, $fail failed"
 [ "$fail" = 0 ]
