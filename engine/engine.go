@@ -214,7 +214,8 @@ func (d DB) store(s *shard, slot int, key []byte, h uint64, value []byte, enc En
 		slot = s.insert(h, kv, len(key), TypeString)
 		d.e.used.Add(memOf(len(kv)))
 	} else {
-		d.e.used.Add(s.replaceKV(slot, kv))
+		// A string replaces whatever the key held (SET over a hash).
+		d.e.used.Add(s.dropAgg(slot) + s.replaceKV(slot, kv))
 	}
 	en := &s.entries[slot]
 	en.typ = TypeString

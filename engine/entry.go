@@ -50,6 +50,9 @@ const (
 
 // String returns the OBJECT ENCODING name.
 func (e Encoding) String() string {
+	if name, ok := aggEncodingNames[e]; ok {
+		return name
+	}
 	switch e {
 	case EncEmbstr:
 		return "embstr"

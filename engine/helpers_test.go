@@ -32,6 +32,9 @@ func putRaw(t testing.TB, d DB, key, value []byte, typ Type) {
 	kv := joinKV(key, value)
 	slot := s.insert(h, kv, len(key), typ)
 	d.e.used.Add(memOf(len(kv)))
+	if typ != TypeString {
+		d.e.used.Add(s.setAgg(slot, typ, &testSet{members: []string{string(value)}}))
+	}
 	s.entries[slot].cas = d.e.nextCAS()
 	d.e.dirty.Add(1)
 }
@@ -59,6 +62,11 @@ func checkInvariants(t testing.TB, e *Engine) {
 				volatile++
 			}
 			mem += memOf(len(en.kv))
+			if a := s.aggOf(slot); a != nil {
+				mem += a.memSize()
+			} else if en.typ != TypeString {
+				t.Errorf("shard %d: %s key %q has no aggregate", i, en.typ, en.key())
+			}
 			h := maphash.Bytes(e.seed, en.key())
 			if got := s.lookup(en.key(), h); got != slot {
 				t.Errorf("shard %d: key %q in slot %d, lookup finds %d", i, en.key(), slot, got)
@@ -67,6 +75,11 @@ func checkInvariants(t testing.TB, e *Engine) {
 		for _, f := range s.free {
 			if s.entries[f].typ != TypeNone {
 				t.Errorf("shard %d: free slot %d holds key %q", i, f, s.entries[f].key())
+			}
+		}
+		for slot := range s.aggs {
+			if s.entries[slot].typ == TypeNone || s.entries[slot].typ == TypeString {
+				t.Errorf("shard %d: aggregate left at slot %d of a %s entry", i, slot, s.entries[slot].typ)
 			}
 		}
 		if keys+len(s.free) != len(s.entries) {

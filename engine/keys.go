@@ -432,9 +432,18 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 		e.removeKey(ds, dslot, dh)
 	}
 	sen := ss.entries[sslot] // copy: the slot may move when ds grows
+	agg := ss.aggOf(sslot)
+	if agg != nil && !o.move {
+		agg = agg.clone()
+	}
 	kv := joinKV(dst, sen.value())
 	slot := ds.insert(dh, kv, len(dst), sen.typ)
 	e.used.Add(memOf(len(kv)))
+	if agg != nil {
+		// A moved aggregate is shared until the source's removal below
+		// detaches it there.
+		e.used.Add(ds.setAgg(slot, sen.typ, agg))
+	}
 	en := &ds.entries[slot]
 	en.enc, en.flags, en.access = sen.enc, sen.flags, sen.access
 	if !o.move {

@@ -16,11 +16,12 @@ type shard struct {
 type shardData struct {
 	index    map[uint64]uint32 // key hash -> slot of the first entry with that hash
 	entries  []entry
-	free     []uint32 // reusable slots
-	keys     int      // live entries (possibly expired but not yet reclaimed)
-	volatile int      // entries with an expiry
-	mem      int64    // accounted bytes of this shard's entries
-	sweep    uint32   // next slot the active expiry cycle looks at
+	aggs     map[uint32]aggregate // slot → value, for non-string entries (aggregate.go)
+	free     []uint32             // reusable slots
+	keys     int                  // live entries (possibly expired but not yet reclaimed)
+	volatile int                  // entries with an expiry
+	mem      int64                // accounted bytes of this shard's entries
+	sweep    uint32               // next slot the active expiry cycle looks at
 }
 
 // lookup returns the slot holding key, or -1. It does not check expiry.
@@ -90,6 +91,7 @@ func (s *shardData) remove(slot int, h uint64) int64 {
 		}
 		prev.next = en.next
 	}
+	aggFreed := -s.dropAgg(slot) // already taken off s.mem
 	freed := memOf(len(en.kv))
 	if en.expireAt != 0 {
 		s.volatile--
@@ -98,7 +100,7 @@ func (s *shardData) remove(slot int, h uint64) int64 {
 	s.free = append(s.free, uint32(slot))
 	s.keys--
 	s.mem -= freed
-	return freed
+	return freed + aggFreed
 }
 
 // replaceKV swaps the entry's key+value allocation and returns the change

@@ -1,0 +1,149 @@
+package engine
+
+// Aggregates: hashes, lists, sets and sorted sets.
+//
+// A string keeps its value in the entry's single key+value allocation. An
+// aggregate cannot, so it lives in its shard's aggs map under the entry's
+// slot; the entry keeps only the key. Strings, by far the most numerous
+// keys, therefore pay nothing for aggregates, and the GC sees one extra
+// pointer per aggregate key only. Aggregates are changed in place under the
+// shard lock; each keeps its own byte count up to date so memory
+// accounting stays O(1) per write.
+
+// aggregate is the value of a non-string key.
+type aggregate interface {
+	// memSize is the bytes the aggregate holds, kept current by every
+	// change (elements, their headers, the structure's share).
+	memSize() int64
+	// length is the element count; an aggregate emptied by a command is
+	// deleted with its key, as in Redis.
+	length() int
+	// encoding is what OBJECT ENCODING reports.
+	encoding() Encoding
+	// clone is a deep copy (COPY).
+	clone() aggregate
+}
+
+// Encodings of aggregates, as OBJECT ENCODING names them.
+const (
+	EncListpack Encoding = iota + 16
+	EncQuicklist
+	EncHashtable
+	EncIntset
+	EncSkiplist
+)
+
+var aggEncodingNames = map[Encoding]string{
+	EncListpack:  "listpack",
+	EncQuicklist: "quicklist",
+	EncHashtable: "hashtable",
+	EncIntset:    "intset",
+	EncSkiplist:  "skiplist",
+}
+
+// aggOf returns the aggregate of the entry in slot, or nil for a string.
+func (s *shardData) aggOf(slot int) aggregate {
+	if s.entries[slot].typ == TypeString {
+		return nil
+	}
+	return s.aggs[uint32(slot)]
+}
+
+// setAgg attaches a to the entry in slot and returns the memory change.
+func (s *shardData) setAgg(slot int, typ Type, a aggregate) int64 {
+	if s.aggs == nil {
+		s.aggs = make(map[uint32]aggregate)
+	}
+	delta := s.dropAgg(slot)
+	s.aggs[uint32(slot)] = a
+	en := &s.entries[slot]
+	en.typ = typ
+	en.enc = a.encoding()
+	delta += a.memSize()
+	s.mem += a.memSize()
+	return delta
+}
+
+// dropAgg detaches the entry's aggregate, if any, and returns the (negative)
+// memory change.
+func (s *shardData) dropAgg(slot int) int64 {
+	a, ok := s.aggs[uint32(slot)]
+	if !ok {
+		return 0
+	}
+	delete(s.aggs, uint32(slot))
+	s.mem -= a.memSize()
+	return -a.memSize()
+}
+
+// AggregateOp is what a command does to an aggregate under its shard lock.
+// It returns whether it changed the aggregate (a write: dirty counter, CAS,
+// access time) and an error that aborts the command.
+type AggregateOp func(a aggregate) (changed bool, err error)
+
+// withAggregate runs op on the aggregate of type typ at key, under the
+// shard lock. A missing key is created with create() when create is not
+// nil (and not stored if op leaves it empty); otherwise op is not called
+// and found is false. A key of another type gives ErrWrongType. After op,
+// memory, encoding and emptiness are brought up to date.
+func (d DB) withAggregate(key []byte, typ Type, create func() aggregate, op AggregateOp) (found bool, err error) {
+	s, h := d.shardOf(key)
+	now := d.e.clock.NowMs()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return d.aggregateLocked(s, key, h, now, typ, create, op)
+}
+
+// aggregateLocked is withAggregate with the shard already locked; multi-key
+// commands call it for each key they hold locks for.
+func (d DB) aggregateLocked(s *shard, key []byte, h uint64, now int64, typ Type, create func() aggregate, op AggregateOp) (bool, error) {
+	slot := d.find(s, key, h, now)
+	var a aggregate
+	if slot >= 0 {
+		en := &s.entries[slot]
+		if en.typ != typ {
+			return true, ErrWrongType
+		}
+		a = s.aggs[uint32(slot)]
+		d.touch(en, now)
+	} else {
+		if create == nil {
+			return false, nil
+		}
+		if d.e.overLimit() {
+			return false, ErrOOM
+		}
+		a = create()
+	}
+	before := a.memSize()
+	changed, err := op(a)
+	if err != nil || !changed {
+		if slot < 0 || err != nil {
+			return slot >= 0, err
+		}
+		return true, nil
+	}
+	d.e.dirty.Add(1)
+	if slot < 0 {
+		if a.length() == 0 {
+			return false, nil
+		}
+		kv := joinKV(key, nil)
+		slot = s.insert(h, kv, len(key), typ)
+		d.e.used.Add(memOf(len(kv)))
+		d.e.used.Add(s.setAgg(slot, typ, a))
+	} else {
+		delta := a.memSize() - before
+		s.mem += delta
+		d.e.used.Add(delta)
+		if a.length() == 0 {
+			d.e.used.Add(-s.remove(slot, h))
+			return true, nil
+		}
+	}
+	en := &s.entries[slot]
+	en.enc = a.encoding()
+	en.cas = d.e.nextCAS()
+	en.access = d.e.lruNow(now)
+	return true, nil
+}
