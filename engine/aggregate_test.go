@@ -121,3 +121,54 @@ func TestAggregatePlumbing(t *testing.T) {
 	}
 	checkInvariants(t, e)
 }
+
+func TestKeyTxStoreAndMove(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	d := e.DB(0)
+	addMember(d, "src", "a")
+	addMember(d, "src", "b")
+	mustSet(t, d, "dst", "a string", SetOptions{})
+	// Move one member from src to a new key, and store a copy over a string.
+	err := d.WithKeys([][]byte{[]byte("src"), []byte("dst"), []byte("new")}, func(tx *KeyTx) error {
+		var moved string
+		if _, err := tx.Aggregate(0, TypeSet, nil, func(a aggregate) (bool, error) {
+			s := a.(*testSet)
+			moved = s.members[0]
+			s.members = s.members[1:]
+			return true, nil
+		}); err != nil {
+			return err
+		}
+		if _, err := tx.Aggregate(2, TypeSet, func() aggregate { return &testSet{} }, func(a aggregate) (bool, error) {
+			a.(*testSet).members = append(a.(*testSet).members, moved)
+			return true, nil
+		}); err != nil {
+			return err
+		}
+		if tx.Type(1) != TypeString {
+			t.Errorf("dst type %v", tx.Type(1))
+		}
+		if !tx.Store(1, TypeSet, &testSet{members: []string{"x", "y"}}) {
+			t.Error("Store did not see the old string")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := members(t, d, "src"); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("src = %v", got)
+	}
+	if got := members(t, d, "new"); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("new = %v", got)
+	}
+	if got := members(t, d, "dst"); !slices.Equal(got, []string{"x", "y"}) {
+		t.Errorf("dst = %v", got)
+	}
+	// Storing an empty aggregate deletes the destination.
+	d.WithKeys([][]byte{[]byte("dst")}, func(tx *KeyTx) error { tx.Store(0, TypeSet, &testSet{}); return nil })
+	if d.Exists([]byte("dst")) != 0 {
+		t.Error("empty store left the key")
+	}
+	checkInvariants(t, e)
+}

@@ -1,0 +1,82 @@
+package engine
+
+// Multi-key commands (SMOVE, LMOVE, SINTERSTORE, ZUNIONSTORE, …) lock the
+// shards of all their keys, in the one global ascending order, and then
+// work on each key as single-key commands do. KeyTx is that locked view.
+
+// KeyTx gives a command access to the keys it locked. It is valid only
+// inside the function passed to WithKeys.
+type KeyTx struct {
+	d      DB
+	now    int64
+	keys   [][]byte
+	idx    []int
+	hashes []uint64
+}
+
+// WithKeys locks the shards of keys and runs fn. Keys are addressed by
+// their position in keys.
+func (d DB) WithKeys(keys [][]byte, fn func(tx *KeyTx) error) error {
+	tx := &KeyTx{d: d, keys: keys, idx: make([]int, len(keys)), hashes: make([]uint64, len(keys))}
+	ls := d.e.newLockSet()
+	for i, k := range keys {
+		tx.idx[i], tx.hashes[i] = d.locate(k)
+		ls.add(tx.idx[i])
+	}
+	tx.now = d.e.clock.NowMs()
+	ls.lock()
+	defer ls.unlock()
+	return fn(tx)
+}
+
+func (tx *KeyTx) shard(i int) *shard { return &tx.d.e.shards[tx.idx[i]] }
+
+// Type returns the type of key i (TypeNone when missing).
+func (tx *KeyTx) Type(i int) Type {
+	s := tx.shard(i)
+	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
+	if slot < 0 {
+		return TypeNone
+	}
+	return s.entries[slot].typ
+}
+
+// Aggregate is withAggregate for key i.
+func (tx *KeyTx) Aggregate(i int, typ Type, create func() aggregate, op AggregateOp) (bool, error) {
+	return tx.d.aggregateLocked(tx.shard(i), tx.keys[i], tx.hashes[i], tx.now, typ, create, op)
+}
+
+// Store makes key i hold a (of type typ) whatever it held before, with no
+// expiry — the destination of a *STORE command. An empty a deletes the
+// key. It reports whether the key existed before.
+func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
+	s, key, h, e := tx.shard(i), tx.keys[i], tx.hashes[i], tx.d.e
+	slot := tx.d.find(s, key, h, tx.now)
+	existed := slot >= 0
+	if existed {
+		e.removeKey(s, slot, h)
+	}
+	if a.length() == 0 {
+		return existed
+	}
+	kv := joinKV(key, nil)
+	slot = s.insert(h, kv, len(key), typ)
+	e.used.Add(memOf(len(kv)))
+	e.used.Add(s.setAgg(slot, typ, a))
+	en := &s.entries[slot]
+	en.cas = e.nextCAS()
+	en.access = e.lruNow(tx.now)
+	e.dirty.Add(1)
+	return existed
+}
+
+// Delete removes key i; it reports whether it existed.
+func (tx *KeyTx) Delete(i int) bool {
+	s := tx.shard(i)
+	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
+	if slot < 0 {
+		return false
+	}
+	tx.d.e.removeKey(s, slot, tx.hashes[i])
+	return true
+}
