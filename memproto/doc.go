@@ -1,0 +1,64 @@
+// Package memproto is Tandem's memcached front-end: the text and meta
+// protocols of memcached 1.6, byte for byte, over database 0 of the engine
+// (the same keyspace the Redis front-end serves).
+//
+// # How a request moves
+//
+// server/ hands the bytes read from a connection to the connection's
+// session (session.go). Serve asks the Parser (parser.go) for one request
+// at a time: the parser finds the line, tokenizes it as memcached does
+// (spaces only, at most 23 tokens, a NUL ends the line), looks the command
+// up in the command table (table.go), parses its arguments by the
+// command's shape — numbers with C's strtol rules (numbers.go), meta flags
+// once into MetaFlags with duplicate detection (metaflags.go), base64 keys
+// (base64.go) — and, for storage commands, waits for the data block. A
+// malformed request comes back with its error reply in Request.Err, and
+// with the number of data bytes to swallow when memcached would swallow
+// them. Serve then runs the command's handler (cmd_text.go, cmd_meta.go,
+// cmd_admin.go, stats.go), which calls the engine and appends its reply to
+// the output buffer; the replies to a whole pipeline go out in one write.
+// Argument slices alias the read buffer; the engine copies what it keeps.
+//
+// Limits: keys are at most 250 bytes; a line with no '\n' within
+// memcached-max-line (2048) bytes closes the connection, unless it is a
+// "get "/"gets " line (memcached lets multigets grow); an item over
+// item-size-max is refused with "SERVER_ERROR object too large for cache"
+// and its data swallowed.
+//
+// # One keyspace
+//
+// memcached sees Redis database 0. Strings are shared: a value written by
+// Redis reads with client flags 0; every write through either protocol
+// changes the key's CAS unique, so a stale "cas" gets EXISTS. A key that
+// holds a Redis hash, list, set or sorted set gets an answer memcached
+// clients can handle:
+//
+//	get gets gat gats bget     miss (END), not touched
+//	mg, me                     miss (EN)
+//	set, replace, ms (S, R)    overwrite it with the string, as Redis SET
+//	add, ms ME                 NOT_STORED / NS (the key exists)
+//	append prepend, ms MA MP   NOT_STORED / NS
+//	cas, ms with C             EXISTS / EX
+//	incr decr ma               CLIENT_ERROR cannot increment or decrement non-numeric value
+//	delete, md                 deleted (md I deletes it too: it cannot be marked stale)
+//	touch                      expiry changed, TOUCHED
+//	flush_all                  deleted with the rest of database 0
+//
+// # Where Tandem differs from memcached
+//
+//   - Items carry no slab class: me shows cls=1. memcached's per-item
+//     "fetched" bit (mg h, me fetch=) and "binary key" bit (mg k and me
+//     show a key stored by ms b in base64) are kept per item version in
+//     fixed tables (versions.go): a version marked long ago may lose its
+//     mark (read as not fetched, key shown as plain text with no b flag).
+//   - flush_all with a delay expires the keys that exist when it is
+//     received; memcached also drops those written during the delay.
+//   - The binary protocol is not served.
+//   - Flags that memcached 1.6.18 refuses are refused (mg/ms/ma E, md x…).
+//
+// Files: parser.go, metaflags.go, numbers.go, base64.go (parsing);
+// session.go (the Serve loop); table.go and cmd_*.go (commands); expiry.go
+// (exptime rules); marks.go (stale/win bits for mg N/R, md I, ms I);
+// versions.go (fetched and binary-key bits);
+// stats.go (counters and the stats groups); errors.go (every wire string).
+package memproto

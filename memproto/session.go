@@ -1,0 +1,131 @@
+package memproto
+
+import (
+	"sync/atomic"
+
+	"github.com/tandemkv/tandem/server"
+)
+
+// session is one memcached connection. Its methods run on the connection's
+// event loop, one at a time.
+type session struct {
+	fe      *Frontend
+	peer    server.Peer
+	parser  Parser
+	req     Request
+	out     []byte
+	swallow int  // bytes of a refused data block still to discard
+	closing bool // quit or shutdown: close after the replies so far
+
+	// flushed is how much of out memcached would already have written:
+	// it writes its queued replies after each get-family command and mn,
+	// every reqsPerEvent requests, and when it runs out of input. A reply
+	// still queued is lost when memcached closes the connection, or when a
+	// get with an over-long key culls the queue.
+	flushed int
+	nreq    int
+
+	lastCmd atomic.Int64 // unix seconds of the last request, for stats conns
+}
+
+// Serve implements server.Session: it runs every complete request in in,
+// pipelined requests included, and appends their replies to out.
+func (s *session) Serve(in, out []byte) (int, []byte, bool) {
+	s.out = out
+	s.flushed, s.nreq = len(out), 0
+	s.parser.lim = s.fe.limits()
+	pos := 0
+	parsed := false
+	for !s.closing {
+		if s.swallow > 0 {
+			n := min(s.swallow, len(in)-pos)
+			pos += n
+			s.swallow -= n
+			if s.swallow > 0 {
+				break
+			}
+			continue
+		}
+		if pos == len(in) {
+			break
+		}
+		n, st := s.parser.Next(in[pos:], &s.req)
+		if st == Incomplete {
+			break
+		}
+		if st == Close {
+			// memcached closes at once: replies not yet written are lost.
+			s.out = s.out[:s.flushed]
+			s.closing = true
+			pos = len(in)
+			break
+		}
+		pos += n
+		parsed = true
+		s.exec(&s.req)
+	}
+	if parsed {
+		s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
+	}
+	s.fe.stats.bytesRead.Add(int64(pos))
+	s.fe.stats.bytesWritten.Add(int64(len(s.out) - len(out)))
+	return pos, s.out, s.closing
+}
+
+// Closed implements server.Session.
+func (s *session) Closed() {
+	s.fe.sessions.Delete(s.peer.ID())
+	s.fe.stats.currConns.Add(-1)
+}
+
+// exec runs one parsed request.
+func (s *session) exec(r *Request) {
+	if r.Err != "" {
+		s.refuse(r)
+		s.nreq++
+		if s.nreq%reqsPerEvent == 0 {
+			s.flushed = len(s.out)
+		}
+		return
+	}
+	r.Cmd.run(s, r)
+	if s.nreq++; r.Cmd.flushes || s.nreq%reqsPerEvent == 0 {
+		s.flushed = len(s.out)
+	}
+}
+
+// reqsPerEvent: memcached writes its queued replies after this many
+// requests (its -R 20, plus the one that exhausts the count).
+const reqsPerEvent = 21
+
+// cull drops the replies memcached would not have written yet.
+func (s *session) cull() { s.out = s.out[:s.flushed] }
+
+// refuse answers a malformed request, with the side effects memcached has
+// for some of them.
+func (s *session) refuse(r *Request) {
+	switch {
+	case r.TooLarge:
+		s.fe.stats.storeTooLarge.Add(1)
+		if r.Cmd.name == "set" || r.Cmd.shape == shapeMetaSet {
+			// memcached drops the old value rather than leave it stale.
+			s.fe.db.Delete(r.Key)
+		}
+	case r.Err == errBadDataChunk:
+		s.fe.stats.cmdSet.Add(1)
+	}
+	s.line(r, r.Err)
+	s.swallow = r.Swallow
+}
+
+// line appends a reply line unless the request asked for no reply.
+func (s *session) line(r *Request, text string) {
+	if r.NoReply {
+		return
+	}
+	s.out = append(s.out, text...)
+	s.out = append(s.out, '\r', '\n')
+}
+
+// crlf ends a line.
+func (s *session) crlf() { s.out = append(s.out, '\r', '\n') }

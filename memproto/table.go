@@ -1,0 +1,50 @@
+package memproto
+
+// shape is how a command's line is parsed (parser.go) — the command's
+// syntax, shared by commands that differ only in what they do.
+type shape uint8
+
+const (
+	shapeOther         shape = iota // tokens handed to the handler as they are
+	shapeRetrieve                   // get, gets, bget: <key>*
+	shapeRetrieveTouch              // gat, gats: <exptime> <key>*
+	shapeStore                      // set, add, replace, append, prepend + data block
+	shapeStoreCAS                   // cas + data block
+	shapeArith                      // incr, decr
+	shapeDelete                     // delete
+	shapeTouch                      // touch
+	shapeMetaGet                    // mg
+	shapeMetaSet                    // ms + data block
+	shapeMetaDelete                 // md
+	shapeMetaArith                  // ma
+	shapeMetaDebug                  // me
+)
+
+// command is one entry of the command table.
+type command struct {
+	name  string
+	shape shape
+	// minTokens and maxTokens bound memcached's ntokens (the tokens, at
+	// most 23, plus one); 0 = no bound. Outside them the reply is ERROR.
+	minTokens, maxTokens int
+	run                  func(s *session, r *Request)
+	// flushes: memcached writes its queued replies right after this
+	// command (get and its variants, mn).
+	flushes bool
+}
+
+// commandTable maps a command name, exactly as sent (memcached commands
+// are case-sensitive), to its entry. Each family declares its commands in
+// one function; to find a command's handler, open the family's file.
+var commandTable = func() map[string]*command {
+	t := map[string]*command{}
+	for _, family := range [][]*command{textCommands(), metaCommands(), adminCommands()} {
+		for _, c := range family {
+			if t[c.name] != nil {
+				panic("memproto: command declared twice: " + c.name)
+			}
+			t[c.name] = c
+		}
+	}
+	return t
+}()
