@@ -460,7 +460,6 @@ func TestParserBigRequestReleasesTable(t *testing.T) {
 	}
 }
 
-
 func BenchmarkParserMultibulk(b *testing.B) {
 	in := bytes.Repeat([]byte(multibulk("SET", "key:000123", strings.Repeat("x", 64))), 16)
 	p := NewParser(Limits{})
