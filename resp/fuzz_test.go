@@ -3,6 +3,7 @@ package resp
 import (
 	"bytes"
 	"fmt"
+	"github.com/tandemkv/tandem/internal/sdsargs"
 	"math"
 	"strconv"
 	"strings"
@@ -360,7 +361,8 @@ func FuzzInline(f *testing.F) {
 		}
 		p := NewParser(Limits{})
 		want, wantOK := refSplitArgs(line)
-		gotOK := p.splitArgs(line)
+		var gotOK bool
+		p.spans, p.scratch, gotOK = sdsargs.Split(line, p.spans, p.scratch)
 		if gotOK != wantOK {
 			t.Fatalf("splitArgs(%q) ok=%v, reference %v", line, gotOK, wantOK)
 		}

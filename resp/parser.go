@@ -2,6 +2,7 @@ package resp
 
 import (
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/internal/sdsargs"
 
 	"bytes"
 	"math"
@@ -58,10 +59,9 @@ func (l Limits) withDefaults() Limits {
 
 // span locates one argument: buf[start:end], or scratch[start:end] when
 // inScratch (an inline argument that had quotes or escapes).
-type span struct {
-	start, end int
-	inScratch  bool
-}
+// span is one argument: a range of the read buffer, or of the scratch
+// buffer for an unescaped inline word.
+type span = sdsargs.Span
 
 // Parser is an incremental RESP request parser, one per connection. It
 // reproduces redis-server 7.0 (networking.c processMultibulkBuffer and
@@ -180,7 +180,7 @@ func (p *Parser) Next(buf []byte) (args [][]byte, n int, err error) {
 		// Like redis, skip the two bytes after the data without checking
 		// that they are "\r\n".
 		end := p.pos + int(p.bulkLen)
-		p.spans = append(p.spans, span{start: p.pos, end: end})
+		p.spans = append(p.spans, span{Start: p.pos, End: end})
 		p.pos = end + 2
 		p.bulkLen = -1
 		p.left--
@@ -291,10 +291,10 @@ func (p *Parser) build(buf []byte) [][]byte {
 	args := p.args[:0]
 	for _, s := range p.spans {
 		src := buf
-		if s.inScratch {
+		if s.InScratch {
 			src = p.scratch
 		}
-		args = append(args, src[s.start:s.end:s.end])
+		args = append(args, src[s.Start:s.End:s.End])
 	}
 	p.args = args
 	return args
@@ -313,133 +313,11 @@ func (p *Parser) inline(buf []byte) ([][]byte, int, error) {
 	if end > 0 && buf[end-1] == '\r' {
 		end--
 	}
-	if !p.splitArgs(buf[:end]) {
+	var ok bool
+	if p.spans, p.scratch, ok = sdsargs.Split(buf[:end], p.spans, p.scratch); !ok {
 		return nil, 0, ProtocolError(ErrProtoUnbalancedQuotes)
 	}
 	args := p.build(buf)
 	p.Reset()
 	return args, nl + 1, nil
-}
-
-// isSpace is C's isspace in the C locale.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
-// splitArgs splits line into p.spans exactly as redis 7.0's sdssplitargs
-// does, reporting false for unbalanced quotes. line holds no NUL byte (the
-// line search stops at one), so the end of line plays the part of C's NUL.
-//
-// Words between blanks alias line. A word with a quoted part is unescaped into
-// p.scratch; unescaping never lengthens text, so reserving len(line) up front
-// keeps the scratch from moving while spans point into it.
-func (p *Parser) splitArgs(line []byte) bool {
-	at := func(i int) byte { // C's *p: 0 past the end
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
-	}
-	p.spans = p.spans[:0]
-	p.scratch = p.scratch[:0]
-	i := 0
-	for {
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		if i >= len(line) {
-			return true
-		}
-		start, wordEnd := i, i // the word, while it aliases line
-		quoted := -1           // its start in p.scratch once a quote is met
-		var inDouble, inSingle, done bool
-		for !done {
-			c := at(i)
-			switch {
-			case inDouble:
-				switch {
-				case c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
-					p.scratch = append(p.scratch, hexVal(at(i+2))<<4|hexVal(at(i+3)))
-					i += 3
-				case c == '\\' && at(i+1) != 0:
-					i++
-					e := line[i]
-					switch e {
-					case 'n':
-						e = '\n'
-					case 'r':
-						e = '\r'
-					case 't':
-						e = '\t'
-					case 'b':
-						e = '\b'
-					case 'a':
-						e = '\a'
-					}
-					p.scratch = append(p.scratch, e)
-				case c == '"':
-					// The closing quote must be followed by a blank or the end.
-					if n := at(i + 1); n != 0 && !isSpace(n) {
-						return false
-					}
-					done = true
-				case c == 0:
-					return false
-				default:
-					p.scratch = append(p.scratch, c)
-				}
-			case inSingle:
-				switch {
-				case c == '\\' && at(i+1) == '\'':
-					i++
-					p.scratch = append(p.scratch, '\'')
-				case c == '\'':
-					if n := at(i + 1); n != 0 && !isSpace(n) {
-						return false
-					}
-					done = true
-				case c == 0:
-					return false
-				default:
-					p.scratch = append(p.scratch, c)
-				}
-			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0: // not '\v' nor '\f': redis keeps those in a word
-					wordEnd = i
-					done = true
-				case '"', '\'':
-					inDouble, inSingle = c == '"', c == '\''
-					if cap(p.scratch) < len(line) {
-						p.scratch = make([]byte, 0, len(line))
-					}
-					quoted = len(p.scratch)
-					p.scratch = append(p.scratch, line[start:i]...)
-				}
-			}
-			if at(i) != 0 {
-				i++
-			}
-		}
-		if quoted >= 0 {
-			p.spans = append(p.spans, span{start: quoted, end: len(p.scratch), inScratch: true})
-		} else {
-			p.spans = append(p.spans, span{start: start, end: wordEnd})
-		}
-	}
 }
