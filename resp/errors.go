@@ -200,3 +200,15 @@ const (
 	ErrGetKeysArity      = "ERR Invalid number of arguments specified for command"
 	ErrGetKeysNone       = "ERR Invalid arguments specified for command"
 )
+
+// Hash family: error texts of cmd_hash.go, checked against redis-server
+// 7.0.15.
+const (
+	ErrHashNotInteger   = "ERR hash value is not an integer" // HINCRBY on a non-integer value
+	ErrHashNotFloat     = "ERR hash value is not a float"    // HINCRBYFLOAT on a non-number value
+	ErrHashIncrNaNOrInf = "ERR value is NaN or Infinity"     // HINCRBYFLOAT with an infinite increment
+	// ErrHashCountRange: HRANDFIELD with count -9223372036854775808.
+	ErrHashCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	// ErrHashWithValuesRange: HRANDFIELD WITHVALUES with |count| > 2^62-1.
+	ErrHashWithValuesRange = "ERR value is out of range"
+)

@@ -9,5 +9,6 @@ func commandFamilies() [][]*Command {
 		serverCommands(),
 		stringCommands(),
 		keyCommands(),
+		hashCommands(),
 	}
 }
