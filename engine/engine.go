@@ -209,21 +209,7 @@ func (e *Engine) overLimit() bool {
 // when slot < 0, else it replaces the entry's value (and resets its type).
 // It returns the slot.
 func (d DB) store(s *shard, slot int, key []byte, h uint64, value []byte, enc Encoding, now int64) int {
-	kv := joinKV(key, value)
-	if slot < 0 {
-		slot = s.insert(h, kv, len(key), TypeString)
-		d.e.used.Add(memOf(len(kv)))
-	} else {
-		// A string replaces whatever the key held (SET over a hash).
-		d.e.used.Add(s.dropAgg(slot) + s.replaceKV(slot, kv))
-	}
-	en := &s.entries[slot]
-	en.typ = TypeString
-	en.enc = enc
-	en.cas = d.e.nextCAS()
-	en.access = d.e.lruNow(now)
-	d.e.dirty.Add(1)
-	return slot
+	return d.storeKV(s, slot, h, joinKV(key, value), len(key), enc, now)
 }
 
 // itemOf copies an entry's readable state.

@@ -547,3 +547,23 @@ func (d DB) MSet(pairs [][]byte, onlyIfNoneExist bool) (bool, error) {
 	}
 	return true, nil
 }
+
+// storeKV is store for a key+value allocation the caller has already
+// built in joinKV's layout (the key's bytes, then the value's), so that a
+// command rewriting a long value in place (SETBIT, BITFIELD, PFADD on a
+// dense HyperLogLog) copies it once instead of twice.
+func (d DB) storeKV(s *shard, slot int, h uint64, kv []byte, keyLen int, enc Encoding, now int64) int {
+	if slot < 0 {
+		slot = s.insert(h, kv, keyLen, TypeString)
+		d.e.used.Add(memOf(len(kv)))
+	} else {
+		d.e.used.Add(s.dropAgg(slot) + s.replaceKV(slot, kv))
+	}
+	en := &s.entries[slot]
+	en.typ = TypeString
+	en.enc = enc
+	en.cas = d.e.nextCAS()
+	en.access = d.e.lruNow(now)
+	d.e.dirty.Add(1)
+	return slot
+}

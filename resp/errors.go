@@ -212,3 +212,17 @@ const (
 	// ErrHashWithValuesRange: HRANDFIELD WITHVALUES with |count| > 2^62-1.
 	ErrHashWithValuesRange = "ERR value is out of range"
 )
+
+// Bitmap and HyperLogLog families: error texts of cmd_bitmap.go and
+// cmd_hll.go, checked against redis-server 7.0.15.
+const (
+	ErrBitOffset        = "ERR bit offset is not an integer or out of range"
+	ErrBitValue         = "ERR bit is not an integer or out of range"
+	ErrBitArgument      = "ERR The bit argument must be 1 or 0."
+	ErrBitOpNot         = "ERR BITOP NOT must be called with a single source key."
+	ErrBitFieldType     = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	ErrBitFieldOverflow = "ERR Invalid OVERFLOW type specified"
+	ErrBitFieldRO       = "ERR BITFIELD_RO only supports the GET subcommand"
+	ErrNotHLL           = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	ErrCorruptHLL       = "INVALIDOBJ Corrupted HLL object detected"
+)

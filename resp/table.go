@@ -10,5 +10,6 @@ func commandFamilies() [][]*Command {
 		stringCommands(),
 		keyCommands(),
 		hashCommands(),
+		bitmapCommands(), hllCommands(),
 	}
 }
