@@ -332,11 +332,24 @@ func playRedis(addr string, c redisCase, proto int, mode writeMode, seed int64) 
 			readOne(i)
 		}
 	default:
-		for _, command := range c.cmds {
+		// A pause is a sync point: the replies to everything sent before it
+		// are read first, so the pause is measured from when the server
+		// ran those commands, not from when they were sent (a loaded
+		// server may read them late).
+		read := 0
+		readUpTo := func(end int) {
+			for ; read < end; read++ {
+				if _, ok := isPause(c.cmds[read]); !ok {
+					readOne(read)
+				}
+			}
+		}
+		for i, command := range c.cmds {
 			if d, ok := isPause(command); ok {
 				if err := w.flush(); err != nil {
 					return fail(err)
 				}
+				readUpTo(i)
 				time.Sleep(d)
 				continue
 			}
@@ -345,12 +358,7 @@ func playRedis(addr string, c redisCase, proto int, mode writeMode, seed int64) 
 		if err := w.flush(); err != nil && !c.closes {
 			return fail(err)
 		}
-		for i, command := range c.cmds {
-			if _, ok := isPause(command); ok {
-				continue
-			}
-			readOne(i)
-		}
+		readUpTo(len(c.cmds))
 	}
 	if c.closes {
 		return res
