@@ -5,6 +5,8 @@
 // use these rules, so both front-end and conf use this one implementation.
 package sdsargs
 
+import "bytes"
+
 // Span is one word of a split line: bytes [Start, End) of the line, or of
 // the scratch buffer when InScratch (a word with quotes, unescaped).
 type Span struct {
@@ -59,6 +61,10 @@ func hexVal(c byte) byte {
 // scratch; unescaping never lengthens text, so reserving len(line) up front
 // keeps the scratch from moving while spans point into it.
 func Split(line []byte, spans []Span, scratch []byte) ([]Span, []byte, bool) {
+	// A C string ends at its first NUL, and so does the line for us.
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		line = line[:i]
+	}
 	at := func(i int) byte { // C's *p: 0 past the end
 		if i < len(line) {
 			return line[i]
