@@ -226,3 +226,19 @@ const (
 	ErrNotHLL           = "WRONGTYPE Key is not a valid HyperLogLog string value."
 	ErrCorruptHLL       = "INVALIDOBJ Corrupted HLL object detected"
 )
+
+// Set family: error texts of cmd_set.go, checked against redis-server
+// 7.0.15.
+const (
+	// ErrSetPopCount: SPOP with a count that is not an integer in
+	// [0, LONG_MAX].
+	ErrSetPopCount = "ERR value is out of range, must be positive"
+	// ErrSetRandCountRange: SRANDMEMBER with count -9223372036854775808.
+	ErrSetRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	// ErrSetNumkeys: SINTERCARD numkeys not an integer >= 1.
+	ErrSetNumkeys = "ERR numkeys should be greater than 0"
+	// ErrSetNumkeysArgs: SINTERCARD numkeys beyond the arguments given.
+	ErrSetNumkeysArgs = "ERR Number of keys can't be greater than number of args"
+	// ErrSetLimitNegative: SINTERCARD LIMIT not an integer >= 0.
+	ErrSetLimitNegative = "ERR LIMIT can't be negative"
+)

@@ -11,5 +11,6 @@ func commandFamilies() [][]*Command {
 		keyCommands(),
 		hashCommands(),
 		bitmapCommands(), hllCommands(),
+		setCommands(),
 	}
 }
