@@ -40,7 +40,7 @@ go mod vendor
 trap 'rm -rf vendor' EXIT
 podman build -q --format docker --network host -f Dockerfile -t "$IMG" --build-arg BUILDER_IMAGE="$BUILDER" --build-arg RUNTIME_IMAGE="$RUNTIME" . >/dev/null
 vol=$(mktemp -d); chmod 777 "$vol"
-cid=$(podman run -d --network host -v "$vol:/data" -e TANDEM_BIND=127.0.0.1 "$IMG" --port "$RPORT" --memcached-port "$MPORT")
+cid=$(podman run -d --no-healthcheck --network host -v "$vol:/data" -e TANDEM_BIND=127.0.0.1 "$IMG" --port "$RPORT" --memcached-port "$MPORT")
 trap 'podman rm -f -t 2 "$cid" >/dev/null 2>&1; rm -rf vendor "$vol"' EXIT
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$RPORT") 2>/dev/null && break; sleep 0.1; done
 
