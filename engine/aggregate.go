@@ -91,7 +91,9 @@ func (d DB) withAggregate(key []byte, typ Type, create func() aggregate, op Aggr
 	now := d.e.clock.NowMs()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return d.aggregateLocked(s, key, h, now, typ, create, op)
+	found, err = d.aggregateLocked(s, key, h, now, typ, create, op)
+	d.serveWaitersLocked(s, key, h, now) // blocked clients (blocking.go)
+	return found, err
 }
 
 // aggregateLocked is withAggregate with the shard already locked; multi-key

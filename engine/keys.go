@@ -458,6 +458,7 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 		// Re-find: inserting into the same shard may have grown entries.
 		e.removeKey(ss, ss.lookup(src, sh), sh)
 	}
+	dd.serveWaitersLocked(ds, dst, dh, now) // blocked clients (blocking.go)
 	return true, nil
 }
 
@@ -478,4 +479,5 @@ func (e *Engine) SwapDB(a, b int) {
 		x.shardData, y.shardData = y.shardData, x.shardData
 	}
 	e.dirty.Add(1)
+	e.serveAllLocked(ls.idx) // blocked clients (blocking.go)
 }

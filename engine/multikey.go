@@ -26,7 +26,9 @@ func (d DB) WithKeys(keys [][]byte, fn func(tx *KeyTx) error) error {
 	tx.now = d.e.clock.NowMs()
 	ls.lock()
 	defer ls.unlock()
-	return fn(tx)
+	err := fn(tx)
+	tx.serveKeysLocked() // blocked clients (blocking.go)
+	return err
 }
 
 func (tx *KeyTx) shard(i int) *shard { return &tx.d.e.shards[tx.idx[i]] }

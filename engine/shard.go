@@ -10,6 +10,7 @@ import (
 type shard struct {
 	mu sync.Mutex
 	shardData
+	waiters map[string]*waitQueue // clients blocked on keys of this shard (blocking.go)
 }
 
 // shardData is everything SWAPDB exchanges between two databases' shards.

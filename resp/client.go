@@ -42,6 +42,11 @@ type Client struct {
 	// replySkip drops the current command's, replySkipNext makes the next
 	// command's dropped.
 	replyOff, replySkip, replySkipNext bool
+
+	// blk is the blocking command the client is parked on (blocking.go),
+	// loop-local; blocked mirrors it for INFO and the idle sweep.
+	blk     *blockState
+	blocked atomic.Int32
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -70,8 +75,11 @@ func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
 		return len(in), out, true
 	}
 	c.w.Buf = out
+	if c.blk != nil && !c.resumeBlocked() {
+		return 0, c.w.Buf, false // still blocked: later commands wait
+	}
 	consumed := 0
-	for consumed < len(in) && !c.closeAfter {
+	for consumed < len(in) && !c.closeAfter && c.blk == nil {
 		args, n, err := c.parser.Next(in[consumed:])
 		if err != nil {
 			c.w.Error("ERR " + err.Error())
@@ -93,11 +101,14 @@ func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
 }
 
 // Closed implements server.Session.
-func (c *Client) Closed() { c.fe.clients.Delete(c.id) }
+func (c *Client) Closed() {
+	c.abortBlocked()
+	c.fe.clients.Delete(c.id)
+}
 
-// IdleExempt tells the server's idle sweep to spare this client (none yet:
-// pub/sub and blocked clients will be).
-func (c *Client) IdleExempt() bool { return false }
+// IdleExempt tells the server's idle sweep to spare this client: blocked
+// clients are (pub/sub ones will be), as in Redis.
+func (c *Client) IdleExempt() bool { return c.blocked.Load() != notBlocked }
 
 // exec runs one command: lookup, arity, auth, then the handler.
 func (c *Client) exec(args [][]byte) {

@@ -242,3 +242,19 @@ const (
 	// ErrSetLimitNegative: SINTERCARD LIMIT not an integer >= 0.
 	ErrSetLimitNegative = "ERR LIMIT can't be negative"
 )
+
+// List family: error texts of cmd_list.go and blocking.go, checked against
+// redis-server 7.0.15.
+const (
+	ErrListIndexRange = "ERR index out of range" // LSET
+	// ErrListPositive: LPOP/RPOP count not an integer >= 0.
+	ErrListPositive       = "ERR value is out of range, must be positive"
+	ErrListRankZero       = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	ErrListCountNegative  = "ERR COUNT can't be negative"  // LPOS COUNT
+	ErrListMaxLenNegative = "ERR MAXLEN can't be negative" // LPOS MAXLEN
+	ErrListNumkeys        = "ERR numkeys should be greater than 0"
+	ErrListCount          = "ERR count should be greater than 0" // LMPOP COUNT
+	// Blocking commands' timeouts (lists and sorted sets).
+	ErrTimeoutNotFloat = "ERR timeout is not a float or out of range"
+	ErrTimeoutNegative = "ERR timeout is negative"
+)

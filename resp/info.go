@@ -245,9 +245,10 @@ func (f *Frontend) infoClients(b *infoBuilder) {
 	b.int("maxclients", int64(f.cfg.MaxClients()))
 	b.field("client_recent_max_input_buffer", "0")
 	b.field("client_recent_max_output_buffer", "0")
-	b.field("blocked_clients", "0")
+	blocked, inTimeoutTable := f.blockedClients()
+	b.int("blocked_clients", int64(blocked))
 	b.field("tracking_clients", "0")
-	b.field("clients_in_timeout_table", "0")
+	b.int("clients_in_timeout_table", int64(inTimeoutTable))
 }
 
 // usedMemory returns the engine's accounted bytes and updates the peak.

@@ -12,5 +12,6 @@ func commandFamilies() [][]*Command {
 		hashCommands(),
 		bitmapCommands(), hllCommands(),
 		setCommands(),
+		listCommands(),
 	}
 }

@@ -1,0 +1,393 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// testWaiter is a waiter whose wake-ups are counted.
+type testWaiter struct {
+	*Waiter
+	wakes atomic.Int32
+}
+
+func newTestWaiter(e *Engine) *testWaiter {
+	tw := &testWaiter{}
+	tw.Waiter = e.NewWaiter(func() { tw.wakes.Add(1) })
+	return tw
+}
+
+// blockPop runs a BLPOP that must block.
+func blockPop(t *testing.T, d DB, w *testWaiter, keys ...string) {
+	t.Helper()
+	var ks [][]byte
+	for _, k := range keys {
+		ks = append(ks, bs(k))
+	}
+	res, err := d.ListBlockPop(ks, ListLeft, -1, w.Waiter)
+	if res != nil || err != nil {
+		t.Fatalf("BLPOP %v did not block: %v %v", keys, res, err)
+	}
+}
+
+func resultOf(w *testWaiter) string {
+	r := w.ListResult()
+	if r == nil {
+		return "<none>"
+	}
+	var vals []string
+	for _, v := range r.Values {
+		vals = append(vals, string(v))
+	}
+	return fmt.Sprintf("%s:%v", r.Key, vals)
+}
+
+func listOf(t *testing.T, d DB, key string) []string {
+	t.Helper()
+	var out []string
+	d.ListRange(bs(key), 0, -1, func(_, _ int, v []byte) { out = append(out, string(v)) })
+	return out
+}
+
+func rpush(t *testing.T, d DB, key string, vals ...string) int {
+	t.Helper()
+	var vs [][]byte
+	for _, v := range vals {
+		vs = append(vs, bs(v))
+	}
+	n, err := d.ListPush(bs(key), ListRight, vs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestBlockingFIFOHandOff(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	d := e.DB(0)
+	w1, w2, w3 := newTestWaiter(e), newTestWaiter(e), newTestWaiter(e)
+	blockPop(t, d, w1, "l")
+	blockPop(t, d, w2, "l")
+	if e.Waiting() != 2 {
+		t.Fatalf("Waiting = %d", e.Waiting())
+	}
+	// The push replies with the length before serving, as Redis does.
+	if n := rpush(t, d, "l", "a", "b", "c"); n != 3 {
+		t.Fatalf("RPUSH = %d", n)
+	}
+	if resultOf(w1) != "l:[a]" || resultOf(w2) != "l:[b]" {
+		t.Fatalf("served %s and %s", resultOf(w1), resultOf(w2))
+	}
+	if w1.wakes.Load() != 1 || w2.wakes.Load() != 1 {
+		t.Fatalf("wakes %d %d", w1.wakes.Load(), w2.wakes.Load())
+	}
+	if got := listOf(t, d, "l"); !slices.Equal(got, []string{"c"}) {
+		t.Fatalf("left %q", got)
+	}
+	w1.Done()
+	w2.Done()
+	// A third client arriving now finds the element.
+	res, _ := d.ListBlockPop([][]byte{bs("l")}, ListLeft, -1, w3.Waiter)
+	if res == nil || string(res.Values[0]) != "c" || d.Exists(bs("l")) != 0 {
+		t.Fatalf("third BLPOP = %v", res)
+	}
+	if e.Waiting() != 0 {
+		t.Fatalf("Waiting = %d", e.Waiting())
+	}
+	checkInvariants(t, e)
+}
+
+func TestBlockingCountPop(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	d := e.DB(0)
+	w := newTestWaiter(e)
+	res, err := d.ListBlockPop([][]byte{bs("a"), bs("b")}, ListRight, 2, w.Waiter)
+	if res != nil || err != nil {
+		t.Fatal("BLMPOP did not block")
+	}
+	rpush(t, d, "b", "1", "2", "3")
+	if resultOf(w) != "b:[3 2]" {
+		t.Fatalf("BLMPOP got %s", resultOf(w))
+	}
+	w.Done()
+	if e.Waiting() != 0 {
+		t.Fatalf("Waiting = %d after Done", e.Waiting())
+	}
+	rpush(t, d, "a", "x")
+	if got := listOf(t, d, "a"); !slices.Equal(got, []string{"x"}) {
+		t.Fatalf("a = %q: a served waiter took more", got)
+	}
+}
+
+func TestBlockingMultiKeyServedOnce(t *testing.T) {
+	e, _ := newTestEngine(t, 4)
+	d := e.DB(0)
+	w := newTestWaiter(e)
+	blockPop(t, d, w, "k1", "k2", "k1")
+	if e.Waiting() != 2 {
+		t.Fatalf("Waiting = %d, want 2 (a repeated key counts once)", e.Waiting())
+	}
+	rpush(t, d, "k2", "v")
+	rpush(t, d, "k1", "stays") // before the owner ran Done: its place on k1 is stale
+	if resultOf(w) != "k2:[v]" {
+		t.Fatalf("got %s", resultOf(w))
+	}
+	if got := listOf(t, d, "k1"); !slices.Equal(got, []string{"stays"}) {
+		t.Fatalf("k1 = %q", got)
+	}
+	w.Done()
+	if e.Waiting() != 0 {
+		t.Fatalf("Waiting = %d", e.Waiting())
+	}
+}
+
+func TestBlockingCancel(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	d := e.DB(0)
+	w := newTestWaiter(e)
+	blockPop(t, d, w, "l")
+	if !w.Cancel() {
+		t.Fatal("Cancel of a waiting waiter returned false")
+	}
+	if e.Waiting() != 0 {
+		t.Fatalf("Waiting = %d after Cancel", e.Waiting())
+	}
+	rpush(t, d, "l", "a")
+	if got := listOf(t, d, "l"); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("l = %q", got)
+	}
+	// Served before the cancel: Cancel says so and the result is there.
+	d.Delete(bs("l"))
+	w = newTestWaiter(e)
+	blockPop(t, d, w, "l")
+	rpush(t, d, "l", "b")
+	if w.Cancel() {
+		t.Fatal("Cancel after a hand-off returned true")
+	}
+	if resultOf(w) != "l:[b]" {
+		t.Fatalf("got %s", resultOf(w))
+	}
+}
+
+func TestBlockingRetryWaiterKeepsOrder(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	d := e.DB(0)
+	mover, popper := newTestWaiter(e), newTestWaiter(e)
+	if v, err := d.ListBlockMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter); v != nil || err != nil {
+		t.Fatal("BLMOVE did not block")
+	}
+	blockPop(t, d, popper, "src")
+	rpush(t, d, "src", "x")
+	// The mover blocked first: it is woken to retry, and the popper behind
+	// it gets nothing meanwhile.
+	if mover.wakes.Load() != 1 || popper.ListResult() != nil {
+		t.Fatalf("mover woken %d times, popper got %s", mover.wakes.Load(), resultOf(popper))
+	}
+	v, err := d.ListBlockMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter)
+	if string(v) != "x" || err != nil {
+		t.Fatalf("retried BLMOVE = %q %v", v, err)
+	}
+	mover.Done()
+	if got := listOf(t, d, "dst"); !slices.Equal(got, []string{"x"}) {
+		t.Fatalf("dst = %q", got)
+	}
+	rpush(t, d, "src", "y")
+	if resultOf(popper) != "src:[y]" {
+		t.Fatalf("popper got %s", resultOf(popper))
+	}
+	popper.Done()
+
+	// A mover that leaves (timeout) after being woken hands its turn on.
+	mover, popper = newTestWaiter(e), newTestWaiter(e)
+	d.ListBlockMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter)
+	blockPop(t, d, popper, "src")
+	rpush(t, d, "src", "z")
+	if popper.ListResult() != nil {
+		t.Fatal("popper served before the mover")
+	}
+	mover.Cancel()
+	if resultOf(popper) != "src:[z]" {
+		t.Fatalf("popper got %s after the mover left", resultOf(popper))
+	}
+	popper.Done()
+	if e.Waiting() != 0 {
+		t.Fatalf("Waiting = %d", e.Waiting())
+	}
+	checkInvariants(t, e)
+}
+
+func TestBlockingWokenByOtherWrites(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	d := e.DB(0)
+
+	// LMOVE into the key.
+	w := newTestWaiter(e)
+	blockPop(t, d, w, "k")
+	rpush(t, d, "src", "a")
+	d.ListMove(bs("src"), bs("k"), ListLeft, ListLeft)
+	if resultOf(w) != "k:[a]" {
+		t.Fatalf("LMOVE: got %s", resultOf(w))
+	}
+	w.Done()
+
+	// RENAME onto the key.
+	w = newTestWaiter(e)
+	blockPop(t, d, w, "k")
+	rpush(t, d, "tmp", "b")
+	if ok, err := d.Rename(bs("tmp"), bs("k"), false); !ok || err != nil {
+		t.Fatal(err)
+	}
+	if resultOf(w) != "k:[b]" || d.Exists(bs("k")) != 0 {
+		t.Fatalf("RENAME: got %s", resultOf(w))
+	}
+	w.Done()
+
+	// MOVE from another database, COPY.
+	w = newTestWaiter(e)
+	blockPop(t, d, w, "k")
+	rpush(t, e.DB(1), "k", "c")
+	e.DB(1).Move(bs("k"), d)
+	if resultOf(w) != "k:[c]" {
+		t.Fatalf("MOVE: got %s", resultOf(w))
+	}
+	w.Done()
+	w = newTestWaiter(e)
+	blockPop(t, d, w, "k")
+	rpush(t, d, "orig", "d")
+	d.Copy(bs("orig"), d, bs("k"), false)
+	if resultOf(w) != "k:[d]" || len(listOf(t, d, "orig")) != 1 {
+		t.Fatalf("COPY: got %s", resultOf(w))
+	}
+	w.Done()
+
+	// SWAPDB: the waiter stays on database 0.
+	w = newTestWaiter(e)
+	blockPop(t, d, w, "k")
+	rpush(t, e.DB(1), "k", "e", "f")
+	e.SwapDB(0, 1)
+	if resultOf(w) != "k:[e]" {
+		t.Fatalf("SWAPDB: got %s", resultOf(w))
+	}
+	if got := listOf(t, d, "k"); !slices.Equal(got, []string{"f"}) {
+		t.Fatalf("db0 k = %q", got)
+	}
+	w.Done()
+
+	// A value of another type does not serve a list waiter.
+	d.Delete(bs("k"))
+	w = newTestWaiter(e)
+	blockPop(t, d, w, "k")
+	mustSet(t, d, "k", "string", SetOptions{})
+	if w.ListResult() != nil || e.Waiting() != 1 {
+		t.Fatal("served by a string")
+	}
+	d.Delete(bs("k"))
+	rpush(t, d, "k", "g")
+	if resultOf(w) != "k:[g]" {
+		t.Fatalf("after the string: got %s", resultOf(w))
+	}
+	w.Done()
+	if e.Waiting() != 0 {
+		t.Fatalf("Waiting = %d", e.Waiting())
+	}
+	checkInvariants(t, e)
+}
+
+// TestBlockingConcurrent has consumers block, time out (cancel) and
+// consume while producers push, on few keys; every element must be
+// consumed exactly once and no wait may be left behind. Run with -race.
+func TestBlockingConcurrent(t *testing.T) {
+	e, _ := newTestEngine(t, 3)
+	d := e.DB(0)
+	const producers, consumers, perProducer = 4, 6, 500
+	keys := [][]byte{bs("q1"), bs("q2"), bs("q3")}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for c := 0; c < consumers; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for n := 0; ; n++ {
+				woken := make(chan struct{}, 1)
+				w := e.NewWaiter(func() {
+					select {
+					case woken <- struct{}{}:
+					default:
+					}
+				})
+				ks := keys[c%3 : c%3+1]
+				if c%2 == 0 {
+					ks = keys
+				}
+				res, err := d.ListBlockPop(ks, ListLeft, 1+c%2, w)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if res == nil {
+					if n%3 == 0 { // wait a little for a hand-off
+						select {
+						case <-woken:
+						case <-time.After(time.Millisecond):
+						}
+					}
+					if w.Cancel() { // "timed out"
+						if done.Load() {
+							return
+						}
+						continue
+					}
+					res = w.ListResult()
+				}
+				w.Done()
+				mu.Lock()
+				for _, v := range res.Values {
+					seen[string(v)]++
+				}
+				mu.Unlock()
+			}
+		}(c)
+	}
+	var pw sync.WaitGroup
+	for p := 0; p < producers; p++ {
+		pw.Add(1)
+		go func(p int) {
+			defer pw.Done()
+			for i := 0; i < perProducer; i++ {
+				d.ListPush(keys[i%3], ListRight, [][]byte{bs(fmt.Sprintf("%d-%d", p, i))}, false)
+			}
+		}(p)
+	}
+	pw.Wait()
+	// Let the consumers drain the lists, then stop them.
+	for {
+		n := 0
+		for _, k := range keys {
+			l, _ := d.ListLen(k)
+			n += l
+		}
+		if n == 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	done.Store(true)
+	wg.Wait()
+	for p := 0; p < producers; p++ {
+		for i := 0; i < perProducer; i++ {
+			if n := seen[fmt.Sprintf("%d-%d", p, i)]; n != 1 {
+				t.Fatalf("element %d-%d consumed %d times", p, i, n)
+			}
+		}
+	}
+	if e.Waiting() != 0 {
+		t.Fatalf("Waiting = %d after all consumers left", e.Waiting())
+	}
+	checkInvariants(t, e)
+}

@@ -1,0 +1,565 @@
+package resp
+
+import (
+	"bytes"
+
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/num"
+)
+
+// listCommands is the list family (Redis group "list"). Arity, flags, key
+// positions, ACL categories, since and summary are redis 7.0.15's (COMMAND
+// INFO and COMMAND DOCS). LMPOP and BLMPOP have movable keys (after
+// numkeys): their table key positions are zero, as COMMAND INFO shows them.
+func listCommands() []*Command {
+	const (
+		wd = FlagWrite | FlagDenyOOM
+		w  = FlagWrite
+		ro = FlagReadonly
+		f  = FlagFast
+		bl = FlagNoScript | FlagBlocking
+		g  = "list"
+	)
+	acl := []string{"@list"}
+	return []*Command{
+		{Name: "lpush", Arity: -3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Prepend one or multiple elements to a list", Run: cmdLPush},
+		{Name: "rpush", Arity: -3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Append one or multiple elements to a list", Run: cmdRPush},
+		{Name: "lpushx", Arity: -3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Prepend an element to a list, only if the list exists", Run: cmdLPushX},
+		{Name: "rpushx", Arity: -3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Append an element to a list, only if the list exists", Run: cmdRPushX},
+		{Name: "lpop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Remove and get the first elements in a list", Run: cmdLPop},
+		{Name: "rpop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Remove and get the last elements in a list", Run: cmdRPop},
+		{Name: "llen", Arity: 2, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get the length of a list", Run: cmdLLen},
+		{Name: "lrange", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get a range of elements from a list", Run: cmdLRange},
+		{Name: "lindex", Arity: 3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get an element from a list by its index", Run: cmdLIndex},
+		{Name: "lset", Arity: 4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Set the value of an element in a list by its index", Run: cmdLSet},
+		{Name: "linsert", Arity: 5, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Insert an element before or after another element in a list", Run: cmdLInsert},
+		{Name: "lrem", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Remove elements from a list", Run: cmdLRem},
+		{Name: "ltrim", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Trim a list to the specified range", Run: cmdLTrim},
+		{Name: "lpos", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.0.6", Summary: "Return the index of matching elements on a list", Run: cmdLPos},
+		{Name: "lmove", Arity: 5, Flags: wd, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Pop an element from a list, push it to another list and return it", Run: cmdLMove},
+		{Name: "rpoplpush", Arity: 3, Flags: wd, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Remove the last element in a list, prepend it to another list and return it", Run: cmdRPopLPush},
+		{Name: "lmpop", Arity: -4, Flags: w, Group: g, ACL: acl, Since: "7.0.0", Summary: "Pop elements from a list", Run: cmdLMPop},
+		{Name: "blpop", Arity: -3, Flags: w | bl, FirstKey: 1, LastKey: -2, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Remove and get the first element in a list, or block until one is available", Run: cmdBLPop},
+		{Name: "brpop", Arity: -3, Flags: w | bl, FirstKey: 1, LastKey: -2, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Remove and get the last element in a list, or block until one is available", Run: cmdBRPop},
+		{Name: "blmove", Arity: 6, Flags: wd | bl, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Run: cmdBLMove},
+		{Name: "brpoplpush", Arity: 4, Flags: wd | bl, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Run: cmdBRPopLPush},
+		{Name: "blmpop", Arity: -5, Flags: w | FlagBlocking, Group: g, ACL: acl, Since: "7.0.0", Summary: "Pop elements from a list, or block until one is available", Run: cmdBLMPop},
+	}
+}
+
+// listError replies an error of a list command.
+func (c *Client) listError(err error) {
+	if err == engine.ErrIndexOutOfRange {
+		c.w.Error(ErrListIndexRange)
+		return
+	}
+	c.engineError(err)
+}
+
+// listEndArg parses LEFT or RIGHT as Redis's
+// getListPositionFromObjectOrReply (strcasecmp: bytes after a NUL do not
+// count), or replies a syntax error.
+func (c *Client) listEndArg(b []byte) (engine.ListEnd, bool) {
+	switch {
+	case argIsC(b, "LEFT"):
+		return engine.ListLeft, true
+	case argIsC(b, "RIGHT"):
+		return engine.ListRight, true
+	}
+	c.w.Error(ErrSyntax)
+	return 0, false
+}
+
+// countArg parses an integer in [min, LONG_MAX] as Redis's
+// getRangeLongFromObjectOrReply with a custom message: anything else
+// replies msg.
+func (c *Client) countArg(b []byte, min int64, msg string) (int64, bool) {
+	v, ok := num.ParseInt(b)
+	if !ok || v < min {
+		c.w.Error(msg)
+		return 0, false
+	}
+	return v, true
+}
+
+// listVisit writes list elements as an array reply.
+func (c *Client) listVisit(total, i int, v []byte) {
+	if i == 0 {
+		c.w.Array(total)
+	}
+	c.w.Bulk(v)
+}
+
+func cmdLPush(c *Client, args [][]byte)  { c.push(args, engine.ListLeft, false) }
+func cmdRPush(c *Client, args [][]byte)  { c.push(args, engine.ListRight, false) }
+func cmdLPushX(c *Client, args [][]byte) { c.push(args, engine.ListLeft, true) }
+func cmdRPushX(c *Client, args [][]byte) { c.push(args, engine.ListRight, true) }
+
+// push is LPUSH, RPUSH, LPUSHX and RPUSHX: the length after the push.
+func (c *Client) push(args [][]byte, end engine.ListEnd, onlyIfExists bool) {
+	n, err := c.db.ListPush(args[1], end, args[2:], onlyIfExists)
+	if err != nil {
+		c.listError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdLPop(c *Client, args [][]byte) { c.pop(args, engine.ListLeft) }
+func cmdRPop(c *Client, args [][]byte) { c.pop(args, engine.ListRight) }
+
+// pop is LPOP/RPOP key [count]: without a count a bulk (null when the key
+// is missing); with one an array in pop order (a null array when missing,
+// empty for count 0). The count is checked before the key.
+func (c *Client) pop(args [][]byte, end engine.ListEnd) {
+	if len(args) > 3 {
+		c.w.Error(WrongArgs(string(args[0])))
+		return
+	}
+	count := int64(-1)
+	if len(args) == 3 {
+		var ok bool
+		if count, ok = c.countArg(args[2], 0, ErrListPositive); !ok {
+			return
+		}
+	}
+	n := int(count)
+	if count < 0 {
+		n = 1
+	}
+	popped := false
+	found, err := c.db.ListPop(args[1], end, n, func(total, i int, v []byte) {
+		if count >= 0 {
+			c.listVisit(total, i, v)
+		} else {
+			c.w.Bulk(v)
+		}
+		popped = true
+	})
+	switch {
+	case err != nil:
+		c.listError(err)
+	case !found && count >= 0:
+		c.w.NullArray()
+	case !found:
+		c.w.Null()
+	case !popped:
+		c.w.Array(0)
+	}
+}
+
+// cmdLLen is LLEN key.
+func cmdLLen(c *Client, args [][]byte) {
+	n, err := c.db.ListLen(args[1])
+	if err != nil {
+		c.listError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+// cmdLRange is LRANGE key start stop; the indexes are parsed before the
+// key is looked at.
+func cmdLRange(c *Client, args [][]byte) {
+	start, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	stop, ok := c.intArg(args[3])
+	if !ok {
+		return
+	}
+	n, err := c.db.ListRange(args[1], start, stop, c.listVisit)
+	switch {
+	case err != nil:
+		c.listError(err)
+	case n == 0:
+		c.w.Array(0)
+	}
+}
+
+// badIndexAfterLookup replies as Redis does when the index of LINDEX or
+// LSET is not an integer: those commands look the key up first, so a
+// missing key or another type answers before the index.
+func (c *Client) badIndexAfterLookup(key []byte, read bool, missing func()) {
+	info, ok := c.db.Info(key)
+	if read { // LINDEX's lookup counts as a keyspace hit or miss
+		if ok {
+			c.db.CountLookups(1, 0)
+		} else {
+			c.db.CountLookups(0, 1)
+		}
+	}
+	switch {
+	case !ok:
+		missing()
+	case info.Type != engine.TypeList:
+		c.w.Error(ErrWrongType)
+	default:
+		c.w.Error(ErrNotInteger)
+	}
+}
+
+// cmdLIndex is LINDEX key index: the element, or a null.
+func cmdLIndex(c *Client, args [][]byte) {
+	idx, ok := num.ParseInt(args[2])
+	if !ok {
+		c.badIndexAfterLookup(args[1], true, c.w.Null)
+		return
+	}
+	found, err := c.db.ListIndex(args[1], idx, c.w.Bulk)
+	switch {
+	case err != nil:
+		c.listError(err)
+	case !found:
+		c.w.Null()
+	}
+}
+
+// cmdLSet is LSET key index element.
+func cmdLSet(c *Client, args [][]byte) {
+	idx, ok := num.ParseInt(args[2])
+	if !ok {
+		c.badIndexAfterLookup(args[1], false, func() { c.w.Error(ErrNoSuchKey) })
+		return
+	}
+	if err := c.db.ListSet(args[1], idx, args[3]); err != nil {
+		c.listError(err)
+		return
+	}
+	c.w.Status("OK")
+}
+
+// cmdLInsert is LINSERT key BEFORE|AFTER pivot element: the new length, 0
+// for a missing key, -1 when the pivot is not there.
+func cmdLInsert(c *Client, args [][]byte) {
+	var after bool
+	switch {
+	case argIsC(args[2], "AFTER"):
+		after = true
+	case argIsC(args[2], "BEFORE"):
+	default:
+		c.w.Error(ErrSyntax)
+		return
+	}
+	n, err := c.db.ListInsert(args[1], after, args[3], args[4])
+	if err != nil {
+		c.listError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+// cmdLRem is LREM key count element.
+func cmdLRem(c *Client, args [][]byte) {
+	count, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	n, err := c.db.ListRem(args[1], count, args[3])
+	if err != nil {
+		c.listError(err)
+		return
+	}
+	c.w.Int(n)
+}
+
+// cmdLTrim is LTRIM key start stop.
+func cmdLTrim(c *Client, args [][]byte) {
+	start, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	stop, ok := c.intArg(args[3])
+	if !ok {
+		return
+	}
+	if err := c.db.ListTrim(args[1], start, stop); err != nil {
+		c.listError(err)
+		return
+	}
+	c.w.Status("OK")
+}
+
+// cmdLPos is LPOS key element [RANK rank] [COUNT num] [MAXLEN len]: one
+// index or a null, or with COUNT an array. Options are checked, in order,
+// before the key.
+func cmdLPos(c *Client, args [][]byte) {
+	o := engine.ListPosOptions{Rank: 1, Count: -1}
+	for j := 3; j < len(args); j++ {
+		more := j+1 < len(args)
+		switch {
+		case argIsC(args[j], "RANK") && more:
+			j++
+			v, ok := c.intArg(args[j])
+			if !ok {
+				return
+			}
+			if v == 0 {
+				c.w.Error(ErrListRankZero)
+				return
+			}
+			o.Rank = v
+		case argIsC(args[j], "COUNT") && more:
+			j++
+			v, ok := c.countArg(args[j], 0, ErrListCountNegative)
+			if !ok {
+				return
+			}
+			o.Count = v
+		case argIsC(args[j], "MAXLEN") && more:
+			j++
+			v, ok := c.countArg(args[j], 0, ErrListMaxLenNegative)
+			if !ok {
+				return
+			}
+			o.MaxLen = v
+		default:
+			c.w.Error(ErrSyntax)
+			return
+		}
+	}
+	pos, err := c.db.ListPos(args[1], args[2], o)
+	switch {
+	case err != nil:
+		c.listError(err)
+	case o.Count >= 0:
+		c.w.Array(len(pos))
+		for _, p := range pos {
+			c.w.Int(p)
+		}
+	case len(pos) == 0:
+		c.w.Null()
+	default:
+		c.w.Int(pos[0])
+	}
+}
+
+// cmdLMove is LMOVE source destination LEFT|RIGHT LEFT|RIGHT.
+func cmdLMove(c *Client, args [][]byte) {
+	from, ok := c.listEndArg(args[3])
+	if !ok {
+		return
+	}
+	to, ok := c.listEndArg(args[4])
+	if !ok {
+		return
+	}
+	c.move(args[1], args[2], from, to)
+}
+
+// cmdRPopLPush is RPOPLPUSH source destination.
+func cmdRPopLPush(c *Client, args [][]byte) {
+	c.move(args[1], args[2], engine.ListRight, engine.ListLeft)
+}
+
+// move is LMOVE: the element moved, or a null.
+func (c *Client) move(src, dst []byte, from, to engine.ListEnd) {
+	v, err := c.db.ListMove(src, dst, from, to)
+	switch {
+	case err != nil:
+		c.listError(err)
+	case v == nil:
+		c.w.Null()
+	default:
+		c.w.Bulk(v)
+	}
+}
+
+// mpopArgs are LMPOP's and BLMPOP's numkeys, keys, direction and COUNT.
+type mpopArgs struct {
+	keys  [][]byte
+	end   engine.ListEnd
+	count int64
+}
+
+// parseMPop reads numkeys key... LEFT|RIGHT [COUNT n] from args[at:] as
+// Redis's lmpopGenericCommand: a bad numkeys, too few arguments, a bad
+// direction, a bad or repeated COUNT are errors, in that order.
+func (c *Client) parseMPop(args [][]byte, at int) (mpopArgs, bool) {
+	var m mpopArgs
+	numkeys, ok := c.countArg(args[at], 1, ErrListNumkeys)
+	if !ok {
+		return m, false
+	}
+	if numkeys >= int64(len(args)-at-1) {
+		c.w.Error(ErrSyntax)
+		return m, false
+	}
+	whereAt := at + int(numkeys) + 1
+	m.keys = args[at+1 : whereAt]
+	if m.end, ok = c.listEndArg(args[whereAt]); !ok {
+		return m, false
+	}
+	m.count = -1
+	for j := whereAt + 1; j < len(args); j++ {
+		if m.count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
+			j++
+			if m.count, ok = c.countArg(args[j], 1, ErrListCount); !ok {
+				return m, false
+			}
+			continue
+		}
+		c.w.Error(ErrSyntax)
+		return m, false
+	}
+	if m.count == -1 {
+		m.count = 1
+	}
+	return m, true
+}
+
+// cmdLMPop is LMPOP numkeys key... LEFT|RIGHT [COUNT count]: [key,
+// [elements]] or a null array.
+func cmdLMPop(c *Client, args [][]byte) {
+	m, ok := c.parseMPop(args, 1)
+	if !ok {
+		return
+	}
+	found, err := c.db.ListMPop(m.keys, m.end, int(m.count), func(key []byte, total, i int, v []byte) {
+		if i == 0 {
+			c.w.Array(2)
+			c.w.Bulk(key)
+			c.w.Array(total)
+		}
+		c.w.Bulk(v)
+	})
+	switch {
+	case err != nil:
+		c.listError(err)
+	case !found:
+		c.w.NullArray()
+	}
+}
+
+// Blocking commands (blocking.go parks the client).
+
+func cmdBLPop(c *Client, args [][]byte) { c.blockingPop(args, engine.ListLeft) }
+func cmdBRPop(c *Client, args [][]byte) { c.blockingPop(args, engine.ListRight) }
+
+// blockingPop is BLPOP/BRPOP key... timeout: [key, element], or after the
+// timeout a null array.
+func (c *Client) blockingPop(args [][]byte, end engine.ListEnd) {
+	timeout, ok := c.timeoutArg(args[len(args)-1])
+	if !ok {
+		return
+	}
+	c.listBlockPop(args[1:len(args)-1], end, -1, timeout)
+}
+
+// cmdBLMPop is BLMPOP timeout numkeys key... LEFT|RIGHT [COUNT count]: as
+// LMPOP, blocking while every list is empty; the timeout is checked after
+// the other arguments.
+func cmdBLMPop(c *Client, args [][]byte) {
+	m, ok := c.parseMPop(args, 2)
+	if !ok {
+		return
+	}
+	timeout, ok := c.timeoutArg(args[1])
+	if !ok {
+		return
+	}
+	c.listBlockPop(m.keys, m.end, m.count, timeout)
+}
+
+// listBlockPop pops or blocks for BLPOP, BRPOP (count < 0) and BLMPOP.
+func (c *Client) listBlockPop(keys [][]byte, end engine.ListEnd, count int64, timeout int64) {
+	w := c.newWaiter()
+	res, err := c.db.ListBlockPop(keys, end, int(count), w)
+	switch {
+	case err != nil:
+		if w != nil {
+			w.Done()
+		}
+		c.listError(err)
+	case res != nil:
+		if w != nil {
+			w.Done()
+		}
+		c.writePopResult(res, count)
+	case w == nil:
+		c.w.NullArray()
+	default:
+		c.block(w, timeout, func() bool {
+			r := w.ListResult()
+			if r != nil {
+				c.writePopResult(r, count)
+			}
+			return r != nil
+		}, c.w.NullArray)
+	}
+}
+
+// writePopResult replies [key, element] (BLPOP, count < 0) or [key,
+// [elements]] (BLMPOP).
+func (c *Client) writePopResult(r *engine.ListPopResult, count int64) {
+	c.w.Array(2)
+	c.w.Bulk(r.Key)
+	if count < 0 {
+		c.w.Bulk(r.Values[0])
+		return
+	}
+	c.w.Array(len(r.Values))
+	for _, v := range r.Values {
+		c.w.Bulk(v)
+	}
+}
+
+// cmdBLMove is BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
+func cmdBLMove(c *Client, args [][]byte) {
+	from, ok := c.listEndArg(args[3])
+	if !ok {
+		return
+	}
+	to, ok := c.listEndArg(args[4])
+	if !ok {
+		return
+	}
+	timeout, ok := c.timeoutArg(args[5])
+	if !ok {
+		return
+	}
+	c.blockingMove(args[1], args[2], from, to, timeout)
+}
+
+// cmdBRPopLPush is BRPOPLPUSH source destination timeout.
+func cmdBRPopLPush(c *Client, args [][]byte) {
+	timeout, ok := c.timeoutArg(args[3])
+	if !ok {
+		return
+	}
+	c.blockingMove(args[1], args[2], engine.ListRight, engine.ListLeft, timeout)
+}
+
+// blockingMove is LMOVE that blocks while the source is missing. Woken by
+// a push to the source, it runs again (the destination may be in another
+// shard); after the timeout it replies a null array (a plain null when it
+// may not block, as Redis inside MULTI).
+func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout int64) {
+	w := c.newWaiter()
+	db := c.db
+	attempt := func() bool {
+		v, err := db.ListBlockMove(src, dst, from, to, w)
+		switch {
+		case err != nil:
+			c.listError(err)
+		case v != nil:
+			c.w.Bulk(v)
+		default:
+			return false
+		}
+		return true
+	}
+	if attempt() {
+		if w != nil {
+			w.Done()
+		}
+		return
+	}
+	if w == nil {
+		c.w.Null()
+		return
+	}
+	src, dst = bytes.Clone(src), bytes.Clone(dst)
+	c.block(w, timeout, attempt, c.w.NullArray)
+}

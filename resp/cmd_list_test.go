@@ -1,0 +1,113 @@
+package resp
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestListPushPop(t *testing.T) {
+	env := newTestEnv(t)
+	c := env.client()
+	c.expect(":3\r\n", "RPUSH", "l", "a", "b", "c")
+	c.expect(":5\r\n", "LPUSH", "l", "y", "x")
+	c.expect(":0\r\n", "LPUSHX", "nosuch", "v")
+	c.expect(":6\r\n", "RPUSHX", "l", "d")
+	c.expect("*6\r\n$1\r\nx\r\n$1\r\ny\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n", "LRANGE", "l", "0", "-1")
+	c.expect("$1\r\nx\r\n", "LPOP", "l")
+	c.expect("*2\r\n$1\r\nd\r\n$1\r\nc\r\n", "RPOP", "l", "2")
+	c.expect("*0\r\n", "LPOP", "l", "0")
+	c.expect("-ERR value is out of range, must be positive\r\n", "LPOP", "l", "-1")
+	c.expect("-ERR wrong number of arguments for 'lpop' command\r\n", "LPOP", "l", "1", "2")
+	c.expect("$-1\r\n", "LPOP", "nosuch")
+	c.expect("*-1\r\n", "LPOP", "nosuch", "1")
+	c.expect("*3\r\n$1\r\ny\r\n$1\r\na\r\n$1\r\nb\r\n", "LPOP", "l", "10")
+	c.expect(":0\r\n", "EXISTS", "l")
+	c.expect("+OK\r\n", "SET", "s", "v")
+	c.expect("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", "LPUSH", "s", "x")
+	c.expect("-ERR value is out of range, must be positive\r\n", "LPOP", "s", "x")
+	c.expect("*0\r\n", "LRANGE", "nosuch", "0", "-1")
+	c.expect("-ERR value is not an integer or out of range\r\n", "LRANGE", "nosuch", "a", "1")
+	c.do("HELLO", "3")
+	c.expect("_\r\n", "LPOP", "nosuch")
+	c.expect("_\r\n", "RPOP", "nosuch", "2")
+}
+
+func TestListIndexSetInsert(t *testing.T) {
+	env := newTestEnv(t)
+	c := env.client()
+	c.do("RPUSH", "l", "a", "b", "c")
+	c.expect("$1\r\nc\r\n", "LINDEX", "l", "-1")
+	c.expect("$-1\r\n", "LINDEX", "l", "3")
+	c.expect("$-1\r\n", "LINDEX", "nosuch", "x")
+	c.expect("-ERR value is not an integer or out of range\r\n", "LINDEX", "l", "x")
+	c.expect("+OK\r\n", "LSET", "l", "1", "B")
+	c.expect("-ERR index out of range\r\n", "LSET", "l", "3", "v")
+	c.expect("-ERR no such key\r\n", "LSET", "nosuch", "x", "v")
+	c.expect("-ERR value is not an integer or out of range\r\n", "LSET", "l", "x", "v")
+	c.expect(":4\r\n", "LINSERT", "l", "before", "B", "ab")
+	c.expect(":5\r\n", "LINSERT", "l", "AFTER", "c", "d")
+	c.expect(":-1\r\n", "LINSERT", "l", "after", "zz", "d")
+	c.expect(":0\r\n", "LINSERT", "nosuch", "after", "zz", "d")
+	c.expect("-ERR syntax error\r\n", "LINSERT", "l", "middle", "zz", "d")
+	c.expect(":6\r\n", "LINSERT", "l", "after\x00junk", "d", "e") // strcasecmp stops at NUL
+	c.expect("*6\r\n$1\r\na\r\n$2\r\nab\r\n$1\r\nB\r\n$1\r\nc\r\n$1\r\nd\r\n$1\r\ne\r\n", "LRANGE", "l", "0", "-1")
+	c.expect(":6\r\n", "LLEN", "l")
+	c.expect(":0\r\n", "LLEN", "nosuch")
+}
+
+func TestListRemTrimPos(t *testing.T) {
+	env := newTestEnv(t)
+	c := env.client()
+	c.do("RPUSH", "l", "a", "b", "a", "c", "a")
+	c.expect(":1\r\n", "LREM", "l", "-1", "a")
+	c.expect(":2\r\n", "LREM", "l", "0", "a")
+	c.expect("*2\r\n$1\r\nb\r\n$1\r\nc\r\n", "LRANGE", "l", "0", "-1")
+	c.expect("-ERR value is not an integer or out of range\r\n", "LREM", "l", "x", "a")
+	c.do("RPUSH", "p", "a", "b", "c", "a", "b", "c", "a")
+	c.expect(":0\r\n", "LPOS", "p", "a")
+	c.expect(":3\r\n", "LPOS", "p", "a", "RANK", "-2")
+	c.expect("*3\r\n:0\r\n:3\r\n:6\r\n", "LPOS", "p", "a", "COUNT", "0")
+	c.expect("*1\r\n:0\r\n", "LPOS", "p", "a", "COUNT", "0", "MAXLEN", "3")
+	c.expect("$-1\r\n", "LPOS", "p", "z")
+	c.expect("*0\r\n", "LPOS", "nosuch", "z", "COUNT", "1")
+	c.expect("-"+ErrListRankZero+"\r\n", "LPOS", "p", "a", "RANK", "0")
+	c.expect("-ERR COUNT can't be negative\r\n", "LPOS", "p", "a", "COUNT", "-1")
+	c.expect("-ERR MAXLEN can't be negative\r\n", "LPOS", "p", "a", "MAXLEN", "x")
+	c.expect("-ERR syntax error\r\n", "LPOS", "p", "a", "RANK")
+	c.expect("+OK\r\n", "LTRIM", "p", "1", "-2")
+	c.expect("*5\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", "LRANGE", "p", "0", "-1")
+	c.expect("+OK\r\n", "LTRIM", "p", "5", "1")
+	c.expect(":0\r\n", "EXISTS", "p")
+	c.expect("+OK\r\n", "LTRIM", "nosuch", "0", "1")
+}
+
+func TestListMoveAndMPop(t *testing.T) {
+	env := newTestEnv(t)
+	c := env.client()
+	c.do("RPUSH", "a", "1", "2", "3")
+	c.expect("$1\r\n3\r\n", "RPOPLPUSH", "a", "b")
+	c.expect("$1\r\n1\r\n", "LMOVE", "a", "b", "LEFT", "RIGHT")
+	c.expect("$1\r\n2\r\n", "LMOVE", "a", "a", "left", "right")
+	c.expect("-ERR syntax error\r\n", "LMOVE", "a", "b", "UP", "RIGHT")
+	c.expect("$-1\r\n", "LMOVE", "nosuch", "b", "LEFT", "RIGHT")
+	c.do("SET", "s", "v")
+	c.expect("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", "LMOVE", "a", "s", "LEFT", "RIGHT")
+	c.expect("*2\r\n$1\r\nb\r\n*2\r\n$1\r\n3\r\n$1\r\n1\r\n", "LMPOP", "2", "nosuch", "b", "LEFT", "COUNT", "5")
+	c.expect("*-1\r\n", "LMPOP", "1", "nosuch", "LEFT")
+	c.expect("-ERR numkeys should be greater than 0\r\n", "LMPOP", "0", "a", "LEFT")
+	c.expect("-ERR syntax error\r\n", "LMPOP", "2", "a", "LEFT")
+	c.expect("-ERR count should be greater than 0\r\n", "LMPOP", "1", "a", "LEFT", "COUNT", "0")
+	c.expect("-ERR syntax error\r\n", "LMPOP", "1", "a", "LEFT", "COUNT", "1", "COUNT", "1")
+	c.expect("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", "LMPOP", "2", "s", "a", "LEFT")
+	c.expect("-ERR syntax error\r\n", "LMPOP", "9223372036854775807", "a", "LEFT")
+}
+
+func TestListEncodingAndType(t *testing.T) {
+	env := newTestEnv(t)
+	c := env.client()
+	c.do("RPUSH", "l", "a")
+	c.expect("+list\r\n", "TYPE", "l")
+	c.expect("$9\r\nquicklist\r\n", "OBJECT", "ENCODING", "l")
+	c.do("RPUSH", "big", strings.Repeat("x", 20000))
+	c.expect("$9\r\nquicklist\r\n", "OBJECT", "ENCODING", "big")
+}
