@@ -177,6 +177,7 @@ func (s *session) metaGet(r *Request) {
 	if !m.NoUpdate {
 		fe.fetched.mark(it.CAS)
 	}
+	s.pin(r.Key)
 	if won {
 		b = append(b, " W"...)
 		mk.won = true
@@ -389,6 +390,7 @@ func (fe *Frontend) invalidate(r *Request) string {
 		return "EX"
 	}
 	if res.CAS != 0 {
+		fe.carryBits(it.CAS, res.CAS)
 		fe.marks.set(sh, r.Key, mark{cas: res.CAS, stale: true}, fe.markLive)
 	}
 	return "HD"
@@ -413,7 +415,7 @@ func (s *session) metaArith(r *Request) {
 		sh = fe.marks.lock(r.Key) // one creator at a time
 		defer sh.unlock()
 	}
-	val, cas, found, mismatch, err := db.IncrUnsigned(r.Key, delta, decr, casArg)
+	val, cas, found, mismatch, err := fe.incr(r.Key, delta, decr, casArg, s.pinned(r.Key))
 	switch {
 	case err == engine.ErrNotInteger:
 		s.out = append(s.out, errNonNumeric+"\r\n"...)

@@ -1,6 +1,7 @@
 package memproto
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -139,5 +140,36 @@ func TestMarksLapse(t *testing.T) {
 	c.expect("flush_all\r\n", "OK\r\n")
 	if !env.fe.marks.empty() {
 		t.Fatal("flush_all keeps marks")
+	}
+}
+
+// A full mark shard is swept of marks whose item changed.
+func TestMarksSweep(t *testing.T) {
+	env := newTestEnv(t)
+	tbl := &env.fe.marks
+	var keys [][]byte
+	for i := 0; len(keys) < markSweepAt+1; i++ {
+		k := []byte("k" + strconv.Itoa(i))
+		if sh := tbl.lock(k); sh == &tbl.shards[0] {
+			keys = append(keys, k)
+			if len(keys) <= markSweepAt {
+				tbl.set(sh, k, mark{cas: 1, stale: true}, nil)
+			}
+			sh.unlock()
+		} else {
+			sh.unlock()
+		}
+	}
+	live := []byte("live")
+	res, _ := env.db.Set(live, []byte("v"), engine.SetOptions{})
+	sh := &tbl.shards[0]
+	sh.mu.Lock()
+	sh.m["live"] = mark{cas: res.CAS, stale: true}
+	tbl.count.Add(1)
+	tbl.set(sh, keys[markSweepAt], mark{cas: 2, won: true}, env.fe.markLive) // full: sweeps
+	n := len(sh.m)
+	sh.mu.Unlock()
+	if n != 2 || tbl.count.Load() != 2 {
+		t.Fatalf("after the sweep: %d marks, count %d", n, tbl.count.Load())
 	}
 }

@@ -108,7 +108,7 @@ func (s *session) retrieve(r *Request, variant int) {
 		s.line(r, errBadFormat)
 		return
 	}
-	s.out = append(s.out, "END\r\n"...)
+	s.out = append(append(s.out, replyEnd...), '\r', '\n')
 }
 
 // appendValue appends "VALUE <key> <flags> <bytes>[ <cas>]\r\n<data>\r\n".
@@ -246,7 +246,7 @@ func (fe *Frontend) storeError(key []byte, dropOld bool, err error) string {
 // engine.DB.IncrUnsigned). A key of another type is "non-numeric".
 func (s *session) arith(r *Request, decr bool) {
 	fe := s.fe
-	val, _, found, _, err := fe.db.IncrUnsigned(r.Key, r.Delta, decr, 0)
+	val, _, found, _, err := fe.incr(r.Key, r.Delta, decr, 0, s.pinned(r.Key))
 	switch {
 	case err == engine.ErrNotInteger:
 		s.line(r, errNonNumeric)
@@ -320,4 +320,34 @@ func (fe *Frontend) touchKey(key []byte, ch engine.ExpireChange) bool {
 	}
 	fe.db.Persist(key)
 	return fe.db.Exists(key) > 0
+}
+
+// incr is engine.DB.IncrUnsigned for incr, decr and ma, with memcached's
+// two ways of storing the result. It rewrites the number in place, padded
+// with spaces to the old length, and the item keeps its fetched and
+// binary-key bits; but when a reply still queued on the connection holds
+// the item (an mg hit since memcached last wrote its replies: pinned), it
+// stores a new item instead: unpadded, without those bits.
+func (fe *Frontend) incr(key []byte, delta uint64, decr bool, cas uint64, pinned bool) (val, newCAS uint64, found, mismatch bool, err error) {
+	info, had := fe.db.Info(key)
+	val, newCAS, found, mismatch, err = fe.db.IncrUnsigned(key, delta, decr, cas)
+	if !had || !found || mismatch || err != nil {
+		return
+	}
+	if !pinned {
+		fe.carryBits(info.CAS, newCAS)
+		return
+	}
+	db := fe.db
+	db.NoTouch = true
+	it, ok, _ := db.Get(key)
+	var digits [20]byte
+	number := appendUint(digits[:0], val)
+	if ok && it.CAS == newCAS && len(it.Value) > len(number) {
+		res, err := db.Set(key, number, engine.SetOptions{Cond: engine.CondCAS, CAS: newCAS, TTL: engine.TTLKeep, Flags: it.Flags})
+		if err == nil && res.Stored {
+			newCAS = res.CAS
+		}
+	}
+	return
 }

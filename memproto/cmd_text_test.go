@@ -196,13 +196,11 @@ func TestVerbosityAndMemlimit(t *testing.T) {
 }
 
 // The decision for keys that hold another Redis type, as doc.go lists it.
-// The engine has no public way yet to create such a key outside its own
-// package; makeNonString is set by whoever adds one (e.g. HSET).
-var makeNonString func(db engine.DB, key []byte)
-
 func TestNonStringKeys(t *testing.T) {
-	if makeNonString == nil {
-		t.Skip("the engine has no public constructor for a hash key yet")
+	makeHash := func(env *testEnv) {
+		if _, err := env.db.HSet([]byte("h"), [][]byte{[]byte("f"), []byte("v")}, engine.HashLimits{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cases := []struct{ in, want string }{
 		{"get h\r\n", "END\r\n"},
@@ -227,7 +225,20 @@ func TestNonStringKeys(t *testing.T) {
 	}
 	for _, tc := range cases {
 		env := newTestEnv(t)
-		makeNonString(env.db, []byte("h"))
+		makeHash(env)
 		env.client().expect(tc.in, tc.want)
 	}
+	// Reads leave the hash alone; touch gives it an expiry.
+	env := newTestEnv(t)
+	makeHash(env)
+	c := env.client()
+	c.expect("get h\r\ngat 0 h\r\nmg h T10 v\r\ntouch h 10\r\n", "END\r\nEND\r\nEN\r\nTOUCHED\r\n")
+	if info, ok := env.db.Info([]byte("h")); !ok || info.Type != engine.TypeHash || info.ExpireAt != startMs+10_000 {
+		t.Fatalf("hash after memcached commands: %+v %v", info, ok)
+	}
+	c.expect("touch h 0\r\n", "TOUCHED\r\n")
+	if info, _ := env.db.Info([]byte("h")); info.ExpireAt != 0 {
+		t.Fatalf("touch 0 left expiry %d", info.ExpireAt)
+	}
+	c.expect("md h I\r\nmg h\r\n", "HD\r\nEN\r\n")
 }

@@ -33,8 +33,8 @@
 // holds a Redis hash, list, set or sorted set gets an answer memcached
 // clients can handle:
 //
-//	get gets gat gats bget     miss (END), not touched
-//	mg, me                     miss (EN)
+//	get gets gat gats bget     miss (END); gat does not touch it
+//	mg (T too), me             miss (EN), expiry unchanged
 //	set, replace, ms (S, R)    overwrite it with the string, as Redis SET
 //	add, ms ME                 NOT_STORED / NS (the key exists)
 //	append prepend, ms MA MP   NOT_STORED / NS
@@ -53,8 +53,21 @@
 //     mark (read as not fetched, key shown as plain text with no b flag).
 //   - flush_all with a delay expires the keys that exist when it is
 //     received; memcached also drops those written during the delay.
-//   - The binary protocol is not served.
+//   - The binary protocol is not served (stats settings says "ascii").
 //   - Flags that memcached 1.6.18 refuses are refused (mg/ms/ma E, md x…).
+//   - The engine keeps a key through the last millisecond of its TTL;
+//     memcached drops an item when its whole-second clock reaches it.
+//   - stats items/slabs report one pseudo slab class; the commands that
+//     tune slabs, the LRU and its crawler check their arguments as
+//     memcached does and change nothing.
+//
+// Where memcached's answer depends on how the bytes arrived, Tandem
+// follows memcached for the same arrival: replies it would still have
+// queued (it writes them after get-family commands, mn, every 21 requests
+// and when input runs out) are lost when it closes the connection (a line
+// over the limit, an HTTP request line) and culled by a get with an
+// over-long key; and an item an mg reply still holds is not rewritten in
+// place by incr/decr/ma (the number is stored unpadded, as a new item).
 //
 // Files: parser.go, metaflags.go, numbers.go, base64.go (parsing);
 // session.go (the Serve loop); table.go and cmd_*.go (commands); expiry.go

@@ -89,9 +89,6 @@ type Parser struct {
 // NewParser returns a parser with the given limits.
 func NewParser(lim Limits) *Parser { return &Parser{lim: lim.withDefaults()} }
 
-// SetLimits changes the limits (CONFIG SET item-size-max, memcached-max-line).
-func (p *Parser) SetLimits(lim Limits) { p.lim = lim.withDefaults() }
-
 // Next parses the request at the start of in into r. It returns the bytes
 // consumed and the status. r's byte slices alias in (or r's own buffers)
 // and are valid until the next call.
@@ -187,9 +184,6 @@ type Request struct {
 
 // Args returns the tokens after the command name (at most 22).
 func (r *Request) Args() [][]byte { return r.toks[1 : r.nt-1] }
-
-// NTokens is memcached's token count: tokens (at most 23) plus one.
-func (r *Request) NTokens() int { return r.nt }
 
 func (r *Request) reset() {
 	keys := r.Keys[:0]

@@ -1,6 +1,7 @@
 package memproto
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,8 +62,8 @@ func TestNumbers(t *testing.T) {
 		}
 	}
 	for _, v := range []uint64{0, 1, 9, 10, 99, 12345, 18446744073709551615} {
-		if got := string(appendUint(nil, v)); got != strings.TrimSpace(string(appendUint(nil, v))) {
-			t.Error(got)
+		if got := string(appendUint(nil, v)); got != strconv.FormatUint(v, 10) {
+			t.Errorf("appendUint(%d) = %q", v, got)
 		}
 	}
 	if got := string(appendInt(nil, -42)); got != "-42" {

@@ -24,6 +24,11 @@ type session struct {
 	// get with an over-long key culls the queue.
 	flushed int
 	nreq    int
+	// pins are the keys of mg hits whose replies are still queued:
+	// memcached's queued reply holds a reference to the item, and a
+	// referenced item is not rewritten in place (see Frontend.incr).
+	pins   []int // end offsets in pinBuf
+	pinBuf []byte
 
 	lastCmd atomic.Int64 // unix seconds of the last request, for stats conns
 }
@@ -33,6 +38,7 @@ type session struct {
 func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	s.out = out
 	s.flushed, s.nreq = len(out), 0
+	s.unpin()
 	s.parser.lim = s.fe.limits()
 	pos := 0
 	parsed := false
@@ -69,7 +75,9 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	}
 	s.fe.stats.bytesRead.Add(int64(pos))
 	s.fe.stats.bytesWritten.Add(int64(len(s.out) - len(out)))
-	return pos, s.out, s.closing
+	reply := s.out
+	s.out = nil // the buffer is the server's
+	return pos, reply, s.closing
 }
 
 // Closed implements server.Session.
@@ -80,17 +88,42 @@ func (s *session) Closed() {
 
 // exec runs one parsed request.
 func (s *session) exec(r *Request) {
+	flushes := false
 	if r.Err != "" {
 		s.refuse(r)
-		s.nreq++
-		if s.nreq%reqsPerEvent == 0 {
-			s.flushed = len(s.out)
-		}
-		return
+	} else {
+		r.Cmd.run(s, r)
+		flushes = r.Cmd.flushes
 	}
-	r.Cmd.run(s, r)
-	if s.nreq++; r.Cmd.flushes || s.nreq%reqsPerEvent == 0 {
+	if s.nreq++; flushes || s.nreq%reqsPerEvent == 0 {
 		s.flushed = len(s.out)
+		s.unpin()
+	}
+}
+
+// pin records that a queued reply holds key's item.
+func (s *session) pin(key []byte) {
+	s.pinBuf = append(s.pinBuf, key...)
+	s.pins = append(s.pins, len(s.pinBuf))
+}
+
+// pinned reports whether a queued reply holds key's item.
+func (s *session) pinned(key []byte) bool {
+	start := 0
+	for _, end := range s.pins {
+		if string(s.pinBuf[start:end]) == string(key) {
+			return true
+		}
+		start = end
+	}
+	return false
+}
+
+// unpin forgets the pins: memcached has written its queued replies.
+func (s *session) unpin() {
+	s.pins, s.pinBuf = s.pins[:0], s.pinBuf[:0]
+	if cap(s.pinBuf) > 64<<10 {
+		s.pins, s.pinBuf = nil, nil
 	}
 }
 

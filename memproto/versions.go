@@ -40,3 +40,14 @@ func (t *versionSet) mark(cas uint64) {
 func (t *versionSet) has(cas uint64) bool {
 	return cas != 0 && t.slots[versionSlot(cas)].Load() == cas
 }
+
+// carryBits gives the version newCAS the bits of version oldCAS, for
+// writes that memcached makes in place (incr, md I).
+func (fe *Frontend) carryBits(oldCAS, newCAS uint64) {
+	if fe.fetched.has(oldCAS) {
+		fe.fetched.mark(newCAS)
+	}
+	if fe.binary.has(oldCAS) {
+		fe.binary.mark(newCAS)
+	}
+}
