@@ -201,18 +201,6 @@ const (
 	ErrGetKeysNone       = "ERR Invalid arguments specified for command"
 )
 
-// Hash family: error texts of cmd_hash.go, checked against redis-server
-// 7.0.15.
-const (
-	ErrHashNotInteger   = "ERR hash value is not an integer" // HINCRBY on a non-integer value
-	ErrHashNotFloat     = "ERR hash value is not a float"    // HINCRBYFLOAT on a non-number value
-	ErrHashIncrNaNOrInf = "ERR value is NaN or Infinity"     // HINCRBYFLOAT with an infinite increment
-	// ErrHashCountRange: HRANDFIELD with count -9223372036854775808.
-	ErrHashCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
-	// ErrHashWithValuesRange: HRANDFIELD WITHVALUES with |count| > 2^62-1.
-	ErrHashWithValuesRange = "ERR value is out of range"
-)
-
 // Bitmap and HyperLogLog families: error texts of cmd_bitmap.go and
 // cmd_hll.go, checked against redis-server 7.0.15.
 const (
@@ -225,6 +213,18 @@ const (
 	ErrBitFieldRO       = "ERR BITFIELD_RO only supports the GET subcommand"
 	ErrNotHLL           = "WRONGTYPE Key is not a valid HyperLogLog string value."
 	ErrCorruptHLL       = "INVALIDOBJ Corrupted HLL object detected"
+)
+
+// Hash family: error texts of cmd_hash.go, checked against redis-server
+// 7.0.15.
+const (
+	ErrHashNotInteger   = "ERR hash value is not an integer" // HINCRBY on a non-integer value
+	ErrHashNotFloat     = "ERR hash value is not a float"    // HINCRBYFLOAT on a non-number value
+	ErrHashIncrNaNOrInf = "ERR value is NaN or Infinity"     // HINCRBYFLOAT with an infinite increment
+	// ErrHashCountRange: HRANDFIELD with count -9223372036854775808.
+	ErrHashCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	// ErrHashWithValuesRange: HRANDFIELD WITHVALUES with |count| > 2^62-1.
+	ErrHashWithValuesRange = "ERR value is out of range"
 )
 
 // Set family: error texts of cmd_set.go, checked against redis-server
@@ -243,6 +243,28 @@ const (
 	ErrSetLimitNegative = "ERR LIMIT can't be negative"
 )
 
+// Sorted set family: error texts of cmd_zset.go, checked against
+// redis-server 7.0.15. ErrZsetNeedKey is a format (%s: the command's
+// name).
+const (
+	ErrZsetNaN             = "ERR resulting score is not a number (NaN)"
+	ErrZsetMinMaxNotFloat  = "ERR min or max is not a float"
+	ErrZsetLexRange        = "ERR min or max not valid string range item"
+	ErrZaddNXXX            = "ERR XX and NX options at the same time are not compatible"
+	ErrZaddGTLTNX          = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	ErrZaddIncrPair        = "ERR INCR option supports a single increment-element pair"
+	ErrZrangeLimitByRank   = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	ErrZrangeLexScores     = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	ErrZsetWeightNotFloat  = "ERR weight value is not a float"
+	ErrZsetNeedKey         = "ERR at least 1 input key is needed for '%s' command"
+	ErrZsetLimitNegative   = "ERR LIMIT can't be negative"                 // ZINTERCARD LIMIT
+	ErrZsetNotPositive     = "ERR value is out of range, must be positive" // ZPOPMIN/ZPOPMAX count
+	ErrZsetNumkeys         = "ERR numkeys should be greater than 0"        // ZMPOP
+	ErrZsetCountPositive   = "ERR count should be greater than 0"          // ZMPOP COUNT
+	ErrZsetRandCountRange  = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	ErrZsetRandScoresRange = "ERR value is out of range" // ZRANDMEMBER WITHSCORES with |count| > 2^62-1
+)
+
 // List family: error texts of cmd_list.go and blocking.go, checked against
 // redis-server 7.0.15.
 const (
@@ -257,4 +279,10 @@ const (
 	// Blocking commands' timeouts (lists and sorted sets).
 	ErrTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	ErrTimeoutNegative = "ERR timeout is negative"
+)
+
+// Sort family
+const (
+	// ErrSortNotDouble: SORT without ALPHA met a weight strtod refuses.
+	ErrSortNotDouble = "ERR One or more scores can't be converted into double"
 )

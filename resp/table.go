@@ -9,9 +9,11 @@ func commandFamilies() [][]*Command {
 		serverCommands(),
 		stringCommands(),
 		keyCommands(),
-		hashCommands(),
-		bitmapCommands(), hllCommands(),
-		setCommands(),
 		listCommands(),
+		zsetCommands(),
+		hashCommands(),
+		setCommands(),
+		bitmapCommands(), hllCommands(),
+		sortCommands(),
 	}
 }

@@ -1,0 +1,1010 @@
+package resp
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/num"
+)
+
+// zsetCommands is the sorted-set family (Redis group "sorted-set"), except
+// the blocking BZPOPMIN, BZPOPMAX and BZMPOP, which come with the blocking
+// machinery. Arity, flags, key positions, since and summary are redis
+// 7.0.15's (COMMAND INFO and COMMAND DOCS); the commands Redis marks
+// movablekeys (ZUNION, ZMPOP…) declare its legacy key triple.
+func zsetCommands() []*Command {
+	const (
+		w  = FlagWrite
+		wd = FlagWrite | FlagDenyOOM
+		ro = FlagReadonly
+		f  = FlagFast
+		g  = "sorted-set"
+	)
+	acl := []string{"@sortedset"}
+	return []*Command{
+		{Name: "zadd", Arity: -4, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Add one or more members to a sorted set, or update its score if it already exists", Run: cmdZAdd},
+		{Name: "zincrby", Arity: 4, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Increment the score of a member in a sorted set", Run: cmdZIncrBy},
+		{Name: "zrem", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Remove one or more members from a sorted set", Run: cmdZRem},
+		{Name: "zscore", Arity: 3, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Get the score associated with the given member in a sorted set", Run: cmdZScore},
+		{Name: "zmscore", Arity: -3, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Get the score associated with the given members in a sorted set", Run: cmdZMScore},
+		{Name: "zcard", Arity: 2, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Get the number of members in a sorted set", Run: cmdZCard},
+		{Name: "zcount", Arity: 4, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Count the members in a sorted set with scores within the given values", Run: cmdZCount},
+		{Name: "zlexcount", Arity: 4, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.9", Summary: "Count the number of members in a sorted set between a given lexicographical range", Run: cmdZLexCount},
+		{Name: "zrange", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Return a range of members in a sorted set", Run: cmdZRange},
+		{Name: "zrangestore", Arity: -5, Flags: wd, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Store a range of members from sorted set into another key", Run: cmdZRangeStore},
+		{Name: "zrevrange", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Return a range of members in a sorted set, by index, with scores ordered from high to low", Run: cmdZRevRange},
+		{Name: "zrangebyscore", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.5", Summary: "Return a range of members in a sorted set, by score", Run: cmdZRangeByScore},
+		{Name: "zrevrangebyscore", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Return a range of members in a sorted set, by score, with scores ordered from high to low", Run: cmdZRevRangeByScore},
+		{Name: "zrangebylex", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.9", Summary: "Return a range of members in a sorted set, by lexicographical range", Run: cmdZRangeByLex},
+		{Name: "zrevrangebylex", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.9", Summary: "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", Run: cmdZRevRangeByLex},
+		{Name: "zrank", Arity: 3, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Determine the index of a member in a sorted set", Run: cmdZRank},
+		{Name: "zrevrank", Arity: 3, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Determine the index of a member in a sorted set, with scores ordered from high to low", Run: cmdZRevRank},
+		{Name: "zremrangebyrank", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Remove all members in a sorted set within the given indexes", Run: cmdZRemRangeByRank},
+		{Name: "zremrangebyscore", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Remove all members in a sorted set within the given scores", Run: cmdZRemRangeByScore},
+		{Name: "zremrangebylex", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.9", Summary: "Remove all members in a sorted set between the given lexicographical range", Run: cmdZRemRangeByLex},
+		{Name: "zpopmin", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "5.0.0", Summary: "Remove and return members with the lowest scores in a sorted set", Run: cmdZPopMin},
+		{Name: "zpopmax", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "5.0.0", Summary: "Remove and return members with the highest scores in a sorted set", Run: cmdZPopMax},
+		{Name: "zmpop", Arity: -4, Flags: w, Group: g, ACL: acl, Since: "7.0.0", Summary: "Remove and return members with scores in a sorted set", Run: cmdZMPop},
+		{Name: "zunion", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "6.2.0", Summary: "Add multiple sorted sets", Run: cmdZUnion},
+		{Name: "zinter", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "6.2.0", Summary: "Intersect multiple sorted sets", Run: cmdZInter},
+		{Name: "zdiff", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "6.2.0", Summary: "Subtract multiple sorted sets", Run: cmdZDiff},
+		{Name: "zunionstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZUnionStore},
+		{Name: "zinterstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZInterStore},
+		{Name: "zdiffstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZDiffStore},
+		{Name: "zintercard", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "7.0.0", Summary: "Intersect multiple sorted sets and return the cardinality of the result", Run: cmdZInterCard},
+		{Name: "zrandmember", Arity: -2, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Get one or multiple random elements from a sorted set", Run: cmdZRandMember},
+		{Name: "zscan", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.0", Summary: "Incrementally iterate sorted sets elements and associated scores", Run: cmdZScan},
+	}
+}
+
+// zsetLimits are the conversion thresholds now configured.
+func (c *Client) zsetLimits() engine.ZsetLimits {
+	return engine.ZsetLimits{
+		MaxListpackEntries: c.fe.cfg.ZsetMaxListpackEntries(),
+		MaxListpackValue:   c.fe.cfg.ZsetMaxListpackValue(),
+	}
+}
+
+// zsetError replies an engine error of the family.
+func (c *Client) zsetError(err error) {
+	if err == engine.ErrZsetNaN {
+		c.w.Error(ErrZsetNaN)
+		return
+	}
+	c.engineError(err)
+}
+
+// --- number and range parsing ---
+
+// cStrtod parses the longest prefix of s that C's strtod (glibc, C
+// locale) accepts, after its leading white space, and returns the value,
+// the bytes consumed (0: no conversion) and whether the literal's value
+// overflowed or underflowed to zero (strtod's ERANGE, as Redis tests it).
+// A NUL byte ends the input, as it ends a C string.
+func cStrtod(s []byte) (v float64, n int, erange bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
+		i++
+	}
+	start := i
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	word := func(w string) bool {
+		if len(s)-i < len(w) {
+			return false
+		}
+		for k := 0; k < len(w); k++ {
+			c := s[i+k]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[k] {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case word("infinity"):
+		return math.Inf(zsign(neg)), i + 8, false
+	case word("inf"):
+		return math.Inf(zsign(neg)), i + 3, false
+	case word("nan"):
+		i += 3
+		if j := bytes.IndexByte(s[i:], ')'); i < len(s) && s[i] == '(' && j > 0 {
+			ok := true
+			for _, c := range s[i+1 : i+j] {
+				if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+					ok = false
+				}
+			}
+			if ok {
+				i += j + 1
+			}
+		}
+		return math.NaN(), i, false
+	}
+	isHex := i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X')
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	if isHex {
+		hexDigit := func(c byte) bool { return digit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'f' }
+		j := i + 2
+		mant, nonzero := 0, false
+		for j < len(s) && hexDigit(s[j]) {
+			mant++
+			nonzero = nonzero || s[j] != '0'
+			j++
+		}
+		if j < len(s) && s[j] == '.' {
+			j++
+			for j < len(s) && hexDigit(s[j]) {
+				mant++
+				nonzero = nonzero || s[j] != '0'
+				j++
+			}
+		}
+		if mant == 0 {
+			// "0x" without digits: strtod takes the "0" alone.
+			return zsignZero(neg), i + 1, false
+		}
+		text := string(s[start:j])
+		if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
+			k := j + 1
+			if k < len(s) && (s[k] == '+' || s[k] == '-') {
+				k++
+			}
+			if k < len(s) && digit(s[k]) {
+				for k < len(s) && digit(s[k]) {
+					k++
+				}
+				text = string(s[start:k])
+				j = k
+			} else {
+				text += "p0"
+			}
+		} else {
+			text += "p0"
+		}
+		f, err := strconv.ParseFloat(text, 64)
+		return f, j, err != nil || (f == 0 && nonzero)
+	}
+	j := i
+	mant, nonzero := 0, false
+	for j < len(s) && digit(s[j]) {
+		mant++
+		nonzero = nonzero || s[j] != '0'
+		j++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && digit(s[j]) {
+			mant++
+			nonzero = nonzero || s[j] != '0'
+			j++
+		}
+	}
+	if mant == 0 {
+		return 0, 0, false
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && digit(s[k]) {
+			for k < len(s) && digit(s[k]) {
+				k++
+			}
+			j = k
+		}
+	}
+	f, err := strconv.ParseFloat(string(s[start:j]), 64)
+	return f, j, err != nil || (f == 0 && nonzero)
+}
+
+func zsign(neg bool) int {
+	if neg {
+		return -1
+	}
+	return 1
+}
+
+func zsignZero(neg bool) float64 {
+	if neg {
+		return math.Copysign(0, -1)
+	}
+	return 0
+}
+
+// zsetFloat parses a score, an increment or a weight as Redis's
+// getDoubleFromObject: strtod over the whole argument, no leading white
+// space, no NaN, no overflow and no underflow to zero.
+func zsetFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || b[0] == ' ' || (b[0] >= '\t' && b[0] <= '\r') {
+		return 0, false
+	}
+	v, n, erange := cStrtod(b)
+	if n != len(b) || math.IsNaN(v) {
+		return 0, false
+	}
+	if erange && (math.IsInf(v, 0) || v == 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// zsetRangeBound parses one end of a score range as Redis's zslParseRange:
+// "(" makes it exclusive; then strtod, which skips leading white space,
+// takes an empty string as 0 and overflow as infinity; the argument may
+// end at a NUL byte; NaN is refused.
+func zsetRangeBound(b []byte) (v float64, ex bool, ok bool) {
+	if len(b) > 0 && b[0] == '(' {
+		b, ex = b[1:], true
+	}
+	v, n, _ := cStrtod(b)
+	if n < len(b) && b[n] != 0 || math.IsNaN(v) {
+		return 0, false, false
+	}
+	return v, ex, true
+}
+
+func zsetScoreRange(min, max []byte) (engine.ZScoreRange, bool) {
+	var r engine.ZScoreRange
+	var ok1, ok2 bool
+	r.Min, r.MinEx, ok1 = zsetRangeBound(min)
+	r.Max, r.MaxEx, ok2 = zsetRangeBound(max)
+	return r, ok1 && ok2
+}
+
+// zsetLexBound parses one end of a lex range as Redis's
+// zslParseLexRangeItem: "-" and "+" alone (or followed by a NUL byte),
+// "[member" or "(member".
+func zsetLexBound(b []byte) (engine.ZLexBound, bool) {
+	if len(b) == 0 {
+		return engine.ZLexBound{}, false
+	}
+	switch b[0] {
+	case '+', '-':
+		if len(b) > 1 && b[1] != 0 {
+			return engine.ZLexBound{}, false
+		}
+		if b[0] == '+' {
+			return engine.ZLexBound{Kind: engine.ZLexMax}, true
+		}
+		return engine.ZLexBound{Kind: engine.ZLexMin}, true
+	case '[':
+		return engine.ZLexBound{Kind: engine.ZLexIncl, Value: b[1:]}, true
+	case '(':
+		return engine.ZLexBound{Kind: engine.ZLexExcl, Value: b[1:]}, true
+	}
+	return engine.ZLexBound{}, false
+}
+
+func zsetLexRange(min, max []byte) (engine.ZLexRange, bool) {
+	lo, ok1 := zsetLexBound(min)
+	hi, ok2 := zsetLexBound(max)
+	return engine.ZLexRange{Min: lo, Max: hi}, ok1 && ok2
+}
+
+// zsetRangeLong parses an integer in [lo, hi] as Redis's
+// getRangeLongFromObjectOrReply with a message: msg for anything else.
+func (c *Client) zsetRangeLong(b []byte, lo, hi int64, msg string) (int64, bool) {
+	v, ok := num.ParseInt(b)
+	if !ok || v < lo || v > hi {
+		c.w.Error(msg)
+		return 0, false
+	}
+	return v, true
+}
+
+// --- reply helpers ---
+
+// zsetArray writes the header of n members, with or without scores: a
+// flat array of 2n in RESP2, n [member, score] pairs in RESP3.
+func (c *Client) zsetArray(n int, withScores bool) {
+	if withScores && !c.w.resp3() {
+		c.w.Array(2 * n)
+		return
+	}
+	c.w.Array(n)
+}
+
+// zsetMember writes a member (and score) of an array begun by zsetArray.
+func (c *Client) zsetMember(m []byte, score float64, withScores bool) {
+	if withScores && c.w.resp3() {
+		c.w.Array(2)
+	}
+	c.w.Bulk(m)
+	if withScores {
+		c.w.Double(score)
+	}
+}
+
+// appendListpackScore appends a score as a listpack stores it and ZSCAN
+// replies it: Redis's d2string, which writes an integral score within
+// ±2^62 as an integer ("123456789012345680", not %.17g's
+// "1.2345678901234568e+17").
+func appendListpackScore(b []byte, s float64) []byte {
+	const lim = 1 << 62
+	if s >= -lim && s <= lim && s == math.Trunc(s) {
+		return strconv.AppendInt(b, int64(s), 10)
+	}
+	return appendDouble(b, s)
+}
+
+// --- commands ---
+
+func cmdZAdd(c *Client, args [][]byte)    { zaddGeneric(c, args, 0) }
+func cmdZIncrBy(c *Client, args [][]byte) { zaddGeneric(c, args, engine.ZAddIncr) }
+
+// zaddGeneric is ZADD and ZINCRBY, parsed as Redis's zaddGenericCommand:
+// option words first (ZINCRBY takes them too, so "ZINCRBY k nx m" is a
+// syntax error), then score-member pairs; option conflicts are reported
+// before any score is parsed, and nothing is written unless every score
+// parses.
+func zaddGeneric(c *Client, args [][]byte, flags engine.ZAddFlags) {
+	ch := false
+	i := 2
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case argIsC(a, "NX"):
+			flags |= engine.ZAddNX
+		case argIsC(a, "XX"):
+			flags |= engine.ZAddXX
+		case argIsC(a, "CH"):
+			ch = true
+		case argIsC(a, "INCR"):
+			flags |= engine.ZAddIncr
+		case argIsC(a, "GT"):
+			flags |= engine.ZAddGT
+		case argIsC(a, "LT"):
+			flags |= engine.ZAddLT
+		default:
+			goto pairs
+		}
+	}
+pairs:
+	elements := len(args) - i
+	if elements%2 != 0 || elements == 0 {
+		c.w.Error(ErrSyntax)
+		return
+	}
+	has := func(f engine.ZAddFlags) bool { return flags&f != 0 }
+	switch {
+	case has(engine.ZAddNX) && has(engine.ZAddXX):
+		c.w.Error(ErrZaddNXXX)
+		return
+	case (has(engine.ZAddGT) && has(engine.ZAddNX)) || (has(engine.ZAddLT) && has(engine.ZAddNX)) || (has(engine.ZAddGT) && has(engine.ZAddLT)):
+		c.w.Error(ErrZaddGTLTNX)
+		return
+	case has(engine.ZAddIncr) && elements > 2:
+		c.w.Error(ErrZaddIncrPair)
+		return
+	}
+	members := make([]engine.ZMember, elements/2)
+	for j := range members {
+		s, ok := zsetFloat(args[i+2*j])
+		if !ok {
+			c.w.Error(ErrNotFloat)
+			return
+		}
+		members[j] = engine.ZMember{Member: args[i+2*j+1], Score: s}
+	}
+	res, err := c.db.ZAdd(args[1], flags, members, c.zsetLimits())
+	switch {
+	case err != nil:
+		c.zsetError(err)
+	case has(engine.ZAddIncr) && res.Processed > 0:
+		c.w.Double(res.Score)
+	case has(engine.ZAddIncr):
+		c.w.Null()
+	case ch:
+		c.w.Int(int64(res.Added + res.Updated))
+	default:
+		c.w.Int(int64(res.Added))
+	}
+}
+
+func cmdZRem(c *Client, args [][]byte) {
+	n, err := c.db.ZRem(args[1], args[2:])
+	if err != nil {
+		c.zsetError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdZScore(c *Client, args [][]byte) {
+	s, ok, err := c.db.ZScore(args[1], args[2])
+	switch {
+	case err != nil:
+		c.zsetError(err)
+	case !ok:
+		c.w.Null()
+	default:
+		c.w.Double(s)
+	}
+}
+
+func cmdZMScore(c *Client, args [][]byte) {
+	started := false
+	err := c.db.ZMScore(args[1], args[2:], func(s float64, ok bool) {
+		if !started {
+			c.w.Array(len(args) - 2)
+			started = true
+		}
+		if ok {
+			c.w.Double(s)
+		} else {
+			c.w.Null()
+		}
+	})
+	if err != nil {
+		c.zsetError(err)
+	}
+}
+
+func cmdZCard(c *Client, args [][]byte) {
+	n, err := c.db.ZCard(args[1])
+	if err != nil {
+		c.zsetError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdZCount(c *Client, args [][]byte) {
+	r, ok := zsetScoreRange(args[2], args[3])
+	if !ok {
+		c.w.Error(ErrZsetMinMaxNotFloat)
+		return
+	}
+	n, err := c.db.ZCount(args[1], engine.ZRangeSpec{By: engine.ZByScore, Score: r})
+	if err != nil {
+		c.zsetError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdZLexCount(c *Client, args [][]byte) {
+	r, ok := zsetLexRange(args[2], args[3])
+	if !ok {
+		c.w.Error(ErrZsetLexRange)
+		return
+	}
+	n, err := c.db.ZCount(args[1], engine.ZRangeSpec{By: engine.ZByLex, Lex: r})
+	if err != nil {
+		c.zsetError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+// zrangeKind is how a ZRANGE-like command fixes its range type and
+// direction; zero values leave them to BYSCORE, BYLEX and REV.
+type zrangeKind struct {
+	by    engine.ZRangeBy
+	bySet bool
+	rev   bool
+	dir   bool // the direction is fixed (rev says which)
+}
+
+func cmdZRange(c *Client, args [][]byte) { zrangeGeneric(c, args, 1, false, zrangeKind{}) }
+func cmdZRangeStore(c *Client, args [][]byte) {
+	zrangeGeneric(c, args, 2, true, zrangeKind{})
+}
+func cmdZRevRange(c *Client, args [][]byte) {
+	zrangeGeneric(c, args, 1, false, zrangeKind{by: engine.ZByRank, bySet: true, rev: true, dir: true})
+}
+func cmdZRangeByScore(c *Client, args [][]byte) {
+	zrangeGeneric(c, args, 1, false, zrangeKind{by: engine.ZByScore, bySet: true, dir: true})
+}
+func cmdZRevRangeByScore(c *Client, args [][]byte) {
+	zrangeGeneric(c, args, 1, false, zrangeKind{by: engine.ZByScore, bySet: true, rev: true, dir: true})
+}
+func cmdZRangeByLex(c *Client, args [][]byte) {
+	zrangeGeneric(c, args, 1, false, zrangeKind{by: engine.ZByLex, bySet: true, dir: true})
+}
+func cmdZRevRangeByLex(c *Client, args [][]byte) {
+	zrangeGeneric(c, args, 1, false, zrangeKind{by: engine.ZByLex, bySet: true, rev: true, dir: true})
+}
+
+// zrangeGeneric is ZRANGE, ZRANGESTORE and the older range commands, as
+// Redis's zrangeGenericCommand: the options after <key> <min> <max> in any
+// order (LIMIT's numbers parsed as they are met), then the conflicts
+// (LIMIT with an index range, WITHSCORES with BYLEX), then the range,
+// then the key.
+func zrangeGeneric(c *Client, args [][]byte, keyIdx int, store bool, k zrangeKind) {
+	var (
+		withScores bool
+		offset     int64
+		limit      int64 = -1
+	)
+	for j := keyIdx + 3; j < len(args); j++ {
+		left := len(args) - j - 1
+		a := args[j]
+		switch {
+		case !store && argIsC(a, "WITHSCORES"):
+			withScores = true
+		case argIsC(a, "LIMIT") && left >= 2:
+			var ok bool
+			if offset, ok = c.intArg(args[j+1]); !ok {
+				return
+			}
+			if limit, ok = c.intArg(args[j+2]); !ok {
+				return
+			}
+			j += 2
+		case !k.dir && argIsC(a, "REV"):
+			k.rev, k.dir = true, true
+		case !k.bySet && argIsC(a, "BYLEX"):
+			k.by, k.bySet = engine.ZByLex, true
+		case !k.bySet && argIsC(a, "BYSCORE"):
+			k.by, k.bySet = engine.ZByScore, true
+		default:
+			c.w.Error(ErrSyntax)
+			return
+		}
+	}
+	if limit != -1 && k.by == engine.ZByRank {
+		c.w.Error(ErrZrangeLimitByRank)
+		return
+	}
+	if withScores && k.by == engine.ZByLex {
+		c.w.Error(ErrZrangeLexScores)
+		return
+	}
+	minArg, maxArg := args[keyIdx+1], args[keyIdx+2]
+	if k.rev && k.by != engine.ZByRank {
+		minArg, maxArg = maxArg, minArg // given as max, min
+	}
+	q := engine.ZRangeSpec{By: k.by, Rev: k.rev, Offset: offset, Limit: limit}
+	switch k.by {
+	case engine.ZByRank:
+		var ok bool
+		if q.Start, ok = c.intArg(minArg); !ok {
+			return
+		}
+		if q.Stop, ok = c.intArg(maxArg); !ok {
+			return
+		}
+		q.Offset, q.Limit = 0, -1
+	case engine.ZByScore:
+		r, ok := zsetScoreRange(minArg, maxArg)
+		if !ok {
+			c.w.Error(ErrZsetMinMaxNotFloat)
+			return
+		}
+		q.Score = r
+	case engine.ZByLex:
+		r, ok := zsetLexRange(minArg, maxArg)
+		if !ok {
+			c.w.Error(ErrZsetLexRange)
+			return
+		}
+		q.Lex = r
+	}
+	if store {
+		n, err := c.db.ZRangeStore(args[1], args[2], &q, c.zsetLimits())
+		if err != nil {
+			c.zsetError(err)
+			return
+		}
+		c.w.Int(int64(n))
+		return
+	}
+	found, err := c.db.ZRange(args[keyIdx], &q, func(n int) { c.zsetArray(n, withScores) },
+		func(m []byte, s float64) { c.zsetMember(m, s, withScores) })
+	switch {
+	case err != nil:
+		c.zsetError(err)
+	case !found:
+		c.w.Array(0)
+	}
+}
+
+func cmdZRank(c *Client, args [][]byte)    { zrankGeneric(c, args, false) }
+func cmdZRevRank(c *Client, args [][]byte) { zrankGeneric(c, args, true) }
+
+func zrankGeneric(c *Client, args [][]byte, rev bool) {
+	r, ok, err := c.db.ZRank(args[1], args[2], rev)
+	switch {
+	case err != nil:
+		c.zsetError(err)
+	case !ok:
+		c.w.Null()
+	default:
+		c.w.Int(int64(r))
+	}
+}
+
+func cmdZRemRangeByRank(c *Client, args [][]byte) {
+	start, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	stop, ok := c.intArg(args[3])
+	if !ok {
+		return
+	}
+	zremRange(c, args[1], engine.ZRangeSpec{By: engine.ZByRank, Start: start, Stop: stop})
+}
+
+func cmdZRemRangeByScore(c *Client, args [][]byte) {
+	r, ok := zsetScoreRange(args[2], args[3])
+	if !ok {
+		c.w.Error(ErrZsetMinMaxNotFloat)
+		return
+	}
+	zremRange(c, args[1], engine.ZRangeSpec{By: engine.ZByScore, Score: r})
+}
+
+func cmdZRemRangeByLex(c *Client, args [][]byte) {
+	r, ok := zsetLexRange(args[2], args[3])
+	if !ok {
+		c.w.Error(ErrZsetLexRange)
+		return
+	}
+	zremRange(c, args[1], engine.ZRangeSpec{By: engine.ZByLex, Lex: r})
+}
+
+func zremRange(c *Client, key []byte, q engine.ZRangeSpec) {
+	n, err := c.db.ZRemRange(key, q)
+	if err != nil {
+		c.zsetError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdZPopMin(c *Client, args [][]byte) { zpopMinMax(c, args, false) }
+func cmdZPopMax(c *Client, args [][]byte) { zpopMinMax(c, args, true) }
+
+// zpopMinMax is ZPOPMIN and ZPOPMAX key [count]. Without a count the
+// reply is [member, score]; with one it is a flat array in RESP2 and an
+// array of pairs in RESP3; a missing key gives an empty array.
+func zpopMinMax(c *Client, args [][]byte, max bool) {
+	if len(args) > 3 {
+		c.w.Error(ErrSyntax)
+		return
+	}
+	count, nested := int64(1), false
+	if len(args) == 3 {
+		var ok bool
+		if count, ok = c.zsetRangeLong(args[2], 0, math.MaxInt64, ErrZsetNotPositive); !ok {
+			return
+		}
+		nested = c.w.resp3()
+	}
+	idx, err := c.db.ZPop(args[1:2], max, int(min(count, math.MaxInt)), func(_, n int) {
+		if nested {
+			c.w.Array(n)
+		} else {
+			c.w.Array(2 * n)
+		}
+	}, func(m []byte, s float64) {
+		if nested {
+			c.w.Array(2)
+		}
+		c.w.Bulk(m)
+		c.w.Double(s)
+	})
+	switch {
+	case err != nil:
+		c.zsetError(err)
+	case idx < 0:
+		c.w.Array(0)
+	}
+}
+
+// cmdZMPop is ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: the reply
+// is [key, [[member, score], ...]], or a null array when every key is
+// empty.
+func cmdZMPop(c *Client, args [][]byte) {
+	numkeys, ok := c.zsetRangeLong(args[1], 1, math.MaxInt64, ErrZsetNumkeys)
+	if !ok {
+		return
+	}
+	if numkeys > int64(len(args)) {
+		c.w.Error(ErrSyntax)
+		return
+	}
+	whereIdx := 2 + int(numkeys)
+	if whereIdx >= len(args) {
+		c.w.Error(ErrSyntax)
+		return
+	}
+	var max bool
+	switch {
+	case argIsC(args[whereIdx], "MIN"):
+	case argIsC(args[whereIdx], "MAX"):
+		max = true
+	default:
+		c.w.Error(ErrSyntax)
+		return
+	}
+	count := int64(-1)
+	for j := whereIdx + 1; j < len(args); j++ {
+		if count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
+			j++
+			if count, ok = c.zsetRangeLong(args[j], 1, math.MaxInt64, ErrZsetCountPositive); !ok {
+				return
+			}
+			continue
+		}
+		c.w.Error(ErrSyntax)
+		return
+	}
+	if count == -1 {
+		count = 1
+	}
+	keys := args[2:whereIdx]
+	idx, err := c.db.ZPop(keys, max, int(min(count, math.MaxInt)), func(k, n int) {
+		c.w.Array(2)
+		c.w.Bulk(keys[k])
+		c.w.Array(n)
+	}, func(m []byte, s float64) {
+		c.w.Array(2)
+		c.w.Bulk(m)
+		c.w.Double(s)
+	})
+	switch {
+	case err != nil:
+		c.zsetError(err)
+	case idx < 0:
+		c.w.NullArray()
+	}
+}
+
+func cmdZUnion(c *Client, args [][]byte) {
+	zcombineGeneric(c, args, "zunion", engine.ZUnion, false, false)
+}
+func cmdZInter(c *Client, args [][]byte) {
+	zcombineGeneric(c, args, "zinter", engine.ZInter, false, false)
+}
+func cmdZDiff(c *Client, args [][]byte) {
+	zcombineGeneric(c, args, "zdiff", engine.ZDiff, false, false)
+}
+func cmdZUnionStore(c *Client, args [][]byte) {
+	zcombineGeneric(c, args, "zunionstore", engine.ZUnion, true, false)
+}
+func cmdZInterStore(c *Client, args [][]byte) {
+	zcombineGeneric(c, args, "zinterstore", engine.ZInter, true, false)
+}
+func cmdZDiffStore(c *Client, args [][]byte) {
+	zcombineGeneric(c, args, "zdiffstore", engine.ZDiff, true, false)
+}
+func cmdZInterCard(c *Client, args [][]byte) {
+	zcombineGeneric(c, args, "zintercard", engine.ZInter, false, true)
+}
+
+// zcombineGeneric is ZUNION, ZINTER, ZDIFF, their STORE forms and
+// ZINTERCARD, as Redis's zunionInterDiffGenericCommand: numkeys, then the
+// keys are looked up (a key of another type is WRONGTYPE, before any
+// option error), then the options: WEIGHTS and AGGREGATE (not for ZDIFF
+// or ZINTERCARD), WITHSCORES (not for the STORE forms), LIMIT (ZINTERCARD
+// only), each as often as given.
+func zcombineGeneric(c *Client, args [][]byte, name string, op engine.ZSetOp, store, card bool) {
+	numIdx := 1
+	if store {
+		numIdx = 2
+	}
+	setnum, ok := c.intArg(args[numIdx])
+	if !ok {
+		return
+	}
+	if setnum < 1 {
+		c.w.Error(fmt.Sprintf(ErrZsetNeedKey, name))
+		return
+	}
+	if setnum > int64(len(args)-numIdx-1) {
+		c.w.Error(ErrSyntax)
+		return
+	}
+	keys := args[numIdx+1 : numIdx+1+int(setnum)]
+	spec := engine.ZCombineSpec{Op: op}
+	var (
+		withScores bool
+		limit      int64
+		optErr     string
+	)
+options:
+	for j := numIdx + 1 + int(setnum); j < len(args); {
+		remaining := len(args) - j
+		a := args[j]
+		switch {
+		case op != engine.ZDiff && !card && remaining >= int(setnum)+1 && argIsC(a, "WEIGHTS"):
+			j++
+			spec.Weights = make([]float64, setnum)
+			for i := range spec.Weights {
+				w, ok := zsetFloat(args[j])
+				if !ok {
+					optErr = ErrZsetWeightNotFloat
+					break options
+				}
+				spec.Weights[i] = w
+				j++
+			}
+		case op != engine.ZDiff && !card && remaining >= 2 && argIsC(a, "AGGREGATE"):
+			switch v := args[j+1]; {
+			case argIsC(v, "SUM"):
+				spec.Agg = engine.ZAggSum
+			case argIsC(v, "MIN"):
+				spec.Agg = engine.ZAggMin
+			case argIsC(v, "MAX"):
+				spec.Agg = engine.ZAggMax
+			default:
+				optErr = ErrSyntax
+				break options
+			}
+			j += 2
+		case !store && !card && argIsC(a, "WITHSCORES"):
+			withScores = true
+			j++
+		case card && remaining >= 2 && argIsC(a, "LIMIT"):
+			v, ok := num.ParseInt(args[j+1])
+			if !ok || v < 0 {
+				optErr = ErrZsetLimitNegative
+				break options
+			}
+			limit = v
+			j += 2
+		default:
+			optErr = ErrSyntax
+			break options
+		}
+	}
+	if optErr != "" {
+		if err := c.db.ZCheckSources(keys); err != nil {
+			c.zsetError(err)
+			return
+		}
+		c.w.Error(optErr)
+		return
+	}
+	switch {
+	case card:
+		n, err := c.db.ZInterCard(keys, limit)
+		if err != nil {
+			c.zsetError(err)
+			return
+		}
+		c.w.Int(int64(n))
+	case store:
+		n, err := c.db.ZCombineStore(args[1], keys, &spec, c.zsetLimits())
+		if err != nil {
+			c.zsetError(err)
+			return
+		}
+		c.w.Int(int64(n))
+	default:
+		err := c.db.ZCombine(keys, &spec, func(n int) { c.zsetArray(n, withScores) },
+			func(m []byte, s float64) { c.zsetMember(m, s, withScores) })
+		if err != nil {
+			c.zsetError(err)
+		}
+	}
+}
+
+// cmdZRandMember is ZRANDMEMBER key [count [WITHSCORES]].
+func cmdZRandMember(c *Client, args [][]byte) {
+	if len(args) == 2 {
+		found, err := c.db.ZRandMember(args[1], 0, false, nil, func(m []byte, _ float64) { c.w.Bulk(m) })
+		switch {
+		case err != nil:
+			c.zsetError(err)
+		case !found:
+			c.w.Null()
+		}
+		return
+	}
+	count, ok := num.ParseInt(args[2])
+	if !ok {
+		c.w.Error(ErrNotInteger)
+		return
+	}
+	if count == math.MinInt64 {
+		c.w.Error(ErrZsetRandCountRange)
+		return
+	}
+	withScores := false
+	if len(args) > 4 || (len(args) == 4 && !argIsC(args[3], "WITHSCORES")) {
+		c.w.Error(ErrSyntax)
+		return
+	} else if len(args) == 4 {
+		withScores = true
+		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
+			c.w.Error(ErrZsetRandScoresRange)
+			return
+		}
+	}
+	found, err := c.db.ZRandMember(args[1], count, true, func(n int) { c.zsetArray(n, withScores) },
+		func(m []byte, s float64) { c.zsetMember(m, s, withScores) })
+	switch {
+	case err != nil:
+		c.zsetError(err)
+	case !found:
+		c.w.Array(0)
+	}
+}
+
+// cmdZScan is ZSCAN key cursor [MATCH pattern] [COUNT count]. As in
+// Redis, the cursor is checked first, then the key (a missing key gives an
+// empty scan whatever the options), then the options. Scores are bulk
+// strings in both protocols.
+func cmdZScan(c *Client, args [][]byte) {
+	cursor, ok := c.scanCursorArg(args[2])
+	if !ok {
+		return
+	}
+	var (
+		count   int64 = 10
+		pattern []byte
+		optErr  string
+	)
+	for i := 3; i < len(args) && optErr == ""; i += 2 {
+		a := args[i]
+		hasValue := i+1 < len(args)
+		switch {
+		case argIsC(a, "COUNT") && hasValue:
+			n, ok := num.ParseInt(args[i+1])
+			switch {
+			case !ok:
+				optErr = ErrNotInteger
+			case n < 1:
+				optErr = ErrSyntax
+			default:
+				count = n
+			}
+		case argIsC(a, "MATCH") && hasValue:
+			pattern = args[i+1]
+			if len(pattern) == 1 && pattern[0] == '*' {
+				pattern = nil
+			}
+		default:
+			optErr = ErrSyntax
+		}
+	}
+	if optErr != "" {
+		n, err := c.db.ZCard(args[1])
+		switch {
+		case err != nil:
+			c.zsetError(err)
+		case n == 0:
+			c.w.Array(2)
+			c.w.BulkString("0")
+			c.w.Array(0)
+		default:
+			c.w.Error(optErr)
+		}
+		return
+	}
+	tmp := Writer{Proto: c.w.Proto}
+	n := 0
+	var buf [32]byte
+	next, err := c.db.ZScan(args[1], cursor, int(min(count, math.MaxInt32)), pattern, func(m []byte, s float64, listpack bool) {
+		tmp.Bulk(m)
+		if listpack {
+			tmp.Bulk(appendListpackScore(buf[:0], s))
+		} else {
+			tmp.Bulk(appendDouble(buf[:0], s))
+		}
+		n += 2
+	})
+	if err != nil {
+		c.zsetError(err)
+		return
+	}
+	c.w.Array(2)
+	c.w.Bulk(strconv.AppendUint(buf[:0], next, 10))
+	c.w.Array(n)
+	c.w.Raw(tmp.Buf)
+}
