@@ -1,11 +1,7 @@
-//go:build aggregates
-
 package resp
 
 // The string commands on keys of other types (WRONGTYPE and overwrite
-// paths). They need a command that makes a non-string key, which arrives
-// with the data types of issue 3; that issue drops this build constraint.
-// Until then: go test -tags aggregates ./resp/ runs them.
+// paths).
 
 func init() {
 	stringScripts = append(stringScripts, strScript{"WrongType", []strStep{

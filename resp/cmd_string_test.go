@@ -20,7 +20,7 @@ import (
 //	~pttl key          the key's remaining ms as PTTL replies it (:-2 missing, :-1 no expiry)
 //	~expireat key      the key's absolute expiry in unix ms as PEXPIRETIME replies it
 //	~encoding key      the key's encoding as OBJECT ENCODING replies it
-//	~nonstring key     make key a non-string key (scripts using it need -tags aggregates until issue 3)
+//	~nonstring key     make key a non-string key
 //	~config name value set a configuration directive
 type strStep struct {
 	args  []string

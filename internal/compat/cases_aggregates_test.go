@@ -1,14 +1,8 @@
-//go:build aggregates
-
 package compat
 
 // Cases that need keys of other types than string (lists, sets, hashes,
 // sorted sets): WRONGTYPE paths of the string commands, and the generic
-// commands (TYPE, RENAME, COPY, OBJECT, SCAN TYPE) on aggregates. The data
-// types arrive with issue 3, which drops this build constraint; until then
-// run them with -tags aggregates to see how far Tandem is.
-
-const withAggregates = true
+// commands (TYPE, RENAME, COPY, OBJECT, SCAN TYPE) on aggregates.
 
 // wrongTypeSetup makes key l a list, s a set and h a hash.
 var wrongTypeSetup = mbs("RPUSH l a b", "SADD s a", "HSET h f v")

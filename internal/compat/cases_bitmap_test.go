@@ -115,9 +115,6 @@ var bitfieldCases = []redisCase{
 }
 
 func init() {
-	if !withAggregates {
-		return
-	}
 	bitmapCases = append(bitmapCases, []redisCase{
 		{name: "bit commands wrong type", cmds: cmds(bitWrongTypeSetup, mbs("SETBIT l 0 1", "GETBIT l 0", "BITCOUNT l", "BITCOUNT h a b c", "BITPOS l 1", "BITPOS h 0 x", "BITPOS h 2", "GETBIT h x", "SETBIT h 0 x"))},
 		{name: "bitop wrong type", cmds: cmds(bitWrongTypeSetup, mbs("SET a abc", "BITOP AND d a l", "EXISTS d", "BITOP OR h a", "TYPE h", "GET h", "BITOP AND l nosuch", "EXISTS l"))},

@@ -72,9 +72,6 @@ var hllCases = []redisCase{
 }
 
 func init() {
-	if !withAggregates {
-		return
-	}
 	hllCases = append(hllCases, redisCase{
 		name: "pf wrong type",
 		cmds: cmds(bitWrongTypeSetup, mbs("SET k abc", "PFADD h a", "PFCOUNT h", "PFCOUNT h k", "PFCOUNT k h", "PFMERGE h", "PFMERGE d h", "PFMERGE d k h", "PFADD n 1", "PFMERGE h n", "TYPE h")),

@@ -82,7 +82,7 @@ func scanFixture() fixture {
 		f.types[k] = "string"
 	}
 	f.cmds = append(f.cmds, cmd(mset...))
-	for i := 0; withAggregates && i < 12; i++ {
+	for i := 0; i < 12; i++ {
 		l, s, h := "list:"+strconv.Itoa(i), "set:"+strconv.Itoa(i), "hash:"+strconv.Itoa(i)
 		f.cmds = append(f.cmds, cmd("RPUSH", l, "a"), cmd("SADD", s, "a"), cmd("HSET", h, "f", "v"))
 		f.types[l], f.types[s], f.types[h] = "list", "set", "hash"
