@@ -95,3 +95,35 @@ func (c *Client) scanCursorArg(b []byte) (uint64, bool) {
 	}
 	return v, true
 }
+
+// scanOptions parses the [MATCH pattern] [COUNT count] options of HSCAN,
+// SSCAN and ZSCAN from args[from:] as Redis does: COUNT must be at least 1,
+// a repeated option's last value wins, and a lone "*" pattern means no
+// filter (nil). optErr is the error reply, "" when the options are good;
+// the caller decides when to send it (Redis looks the key up first).
+func scanOptions(args [][]byte, from int) (count int64, pattern []byte, optErr string) {
+	count = 10
+	for i := from; i < len(args) && optErr == ""; i += 2 {
+		hasValue := i+1 < len(args)
+		switch {
+		case argIsC(args[i], "COUNT") && hasValue:
+			n, ok := num.ParseInt(args[i+1])
+			switch {
+			case !ok:
+				optErr = ErrNotInteger
+			case n < 1:
+				optErr = ErrSyntax
+			default:
+				count = n
+			}
+		case argIsC(args[i], "MATCH") && hasValue:
+			pattern = args[i+1]
+			if len(pattern) == 1 && pattern[0] == '*' {
+				pattern = nil
+			}
+		default:
+			optErr = ErrSyntax
+		}
+	}
+	return count, pattern, optErr
+}

@@ -287,31 +287,7 @@ func cmdSScan(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	count := int64(10)
-	var pattern []byte
-	optErr := ""
-	for i := 3; i < len(args) && optErr == ""; i += 2 {
-		hasValue := i+1 < len(args)
-		switch {
-		case argIsC(args[i], "COUNT") && hasValue:
-			n, ok := num.ParseInt(args[i+1])
-			switch {
-			case !ok:
-				optErr = ErrNotInteger
-			case n < 1:
-				optErr = ErrSyntax
-			default:
-				count = n
-			}
-		case argIsC(args[i], "MATCH") && hasValue:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-		default:
-			optErr = ErrSyntax
-		}
-	}
+	count, pattern, optErr := scanOptions(args, 3)
 	if optErr != "" {
 		// The key decides first: only an existing set sees the error.
 		n, err := c.db.SetCard(args[1])

@@ -945,34 +945,7 @@ func cmdZScan(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	var (
-		count   int64 = 10
-		pattern []byte
-		optErr  string
-	)
-	for i := 3; i < len(args) && optErr == ""; i += 2 {
-		a := args[i]
-		hasValue := i+1 < len(args)
-		switch {
-		case argIsC(a, "COUNT") && hasValue:
-			n, ok := num.ParseInt(args[i+1])
-			switch {
-			case !ok:
-				optErr = ErrNotInteger
-			case n < 1:
-				optErr = ErrSyntax
-			default:
-				count = n
-			}
-		case argIsC(a, "MATCH") && hasValue:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-		default:
-			optErr = ErrSyntax
-		}
-	}
+	count, pattern, optErr := scanOptions(args, 3)
 	if optErr != "" {
 		n, err := c.db.ZCard(args[1])
 		switch {
