@@ -1,7 +1,6 @@
 package resp
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -79,166 +78,6 @@ func (c *Client) zsetError(err error) {
 
 // --- number and range parsing ---
 
-// cStrtod parses the longest prefix of s that C's strtod (glibc, C
-// locale) accepts, after its leading white space, and returns the value,
-// the bytes consumed (0: no conversion) and whether the literal's value
-// overflowed or underflowed to zero (strtod's ERANGE, as Redis tests it).
-// A NUL byte ends the input, as it ends a C string.
-func cStrtod(s []byte) (v float64, n int, erange bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
-		i++
-	}
-	start := i
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	word := func(w string) bool {
-		if len(s)-i < len(w) {
-			return false
-		}
-		for k := 0; k < len(w); k++ {
-			c := s[i+k]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[k] {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case word("infinity"):
-		return math.Inf(zsign(neg)), i + 8, false
-	case word("inf"):
-		return math.Inf(zsign(neg)), i + 3, false
-	case word("nan"):
-		i += 3
-		if j := bytes.IndexByte(s[i:], ')'); i < len(s) && s[i] == '(' && j > 0 {
-			ok := true
-			for _, c := range s[i+1 : i+j] {
-				if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-					ok = false
-				}
-			}
-			if ok {
-				i += j + 1
-			}
-		}
-		return math.NaN(), i, false
-	}
-	isHex := i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X')
-	digit := func(c byte) bool { return c >= '0' && c <= '9' }
-	if isHex {
-		hexDigit := func(c byte) bool { return digit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'f' }
-		j := i + 2
-		mant, nonzero := 0, false
-		for j < len(s) && hexDigit(s[j]) {
-			mant++
-			nonzero = nonzero || s[j] != '0'
-			j++
-		}
-		if j < len(s) && s[j] == '.' {
-			j++
-			for j < len(s) && hexDigit(s[j]) {
-				mant++
-				nonzero = nonzero || s[j] != '0'
-				j++
-			}
-		}
-		if mant == 0 {
-			// "0x" without digits: strtod takes the "0" alone.
-			return zsignZero(neg), i + 1, false
-		}
-		text := string(s[start:j])
-		if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
-			k := j + 1
-			if k < len(s) && (s[k] == '+' || s[k] == '-') {
-				k++
-			}
-			if k < len(s) && digit(s[k]) {
-				for k < len(s) && digit(s[k]) {
-					k++
-				}
-				text = string(s[start:k])
-				j = k
-			} else {
-				text += "p0"
-			}
-		} else {
-			text += "p0"
-		}
-		f, err := strconv.ParseFloat(text, 64)
-		return f, j, err != nil || (f == 0 && nonzero)
-	}
-	j := i
-	mant, nonzero := 0, false
-	for j < len(s) && digit(s[j]) {
-		mant++
-		nonzero = nonzero || s[j] != '0'
-		j++
-	}
-	if j < len(s) && s[j] == '.' {
-		j++
-		for j < len(s) && digit(s[j]) {
-			mant++
-			nonzero = nonzero || s[j] != '0'
-			j++
-		}
-	}
-	if mant == 0 {
-		return 0, 0, false
-	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && digit(s[k]) {
-			for k < len(s) && digit(s[k]) {
-				k++
-			}
-			j = k
-		}
-	}
-	f, err := strconv.ParseFloat(string(s[start:j]), 64)
-	return f, j, err != nil || (f == 0 && nonzero)
-}
-
-func zsign(neg bool) int {
-	if neg {
-		return -1
-	}
-	return 1
-}
-
-func zsignZero(neg bool) float64 {
-	if neg {
-		return math.Copysign(0, -1)
-	}
-	return 0
-}
-
-// zsetFloat parses a score, an increment or a weight as Redis's
-// getDoubleFromObject: strtod over the whole argument, no leading white
-// space, no NaN, no overflow and no underflow to zero.
-func zsetFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || b[0] == ' ' || (b[0] >= '\t' && b[0] <= '\r') {
-		return 0, false
-	}
-	v, n, erange := cStrtod(b)
-	if n != len(b) || math.IsNaN(v) {
-		return 0, false
-	}
-	if erange && (math.IsInf(v, 0) || v == 0) {
-		return 0, false
-	}
-	return v, true
-}
-
 // zsetRangeBound parses one end of a score range as Redis's zslParseRange:
 // "(" makes it exclusive; then strtod, which skips leading white space,
 // takes an empty string as 0 and overflow as infinity; the argument may
@@ -247,7 +86,7 @@ func zsetRangeBound(b []byte) (v float64, ex bool, ok bool) {
 	if len(b) > 0 && b[0] == '(' {
 		b, ex = b[1:], true
 	}
-	v, n, _ := cStrtod(b)
+	v, n, _ := num.Strtod(b)
 	if n < len(b) && b[n] != 0 || math.IsNaN(v) {
 		return 0, false, false
 	}
@@ -390,7 +229,7 @@ pairs:
 	}
 	members := make([]engine.ZMember, elements/2)
 	for j := range members {
-		s, ok := zsetFloat(args[i+2*j])
+		s, ok := num.ParseFloat(args[i+2*j])
 		if !ok {
 			c.w.Error(ErrNotFloat)
 			return
@@ -825,7 +664,7 @@ options:
 			j++
 			spec.Weights = make([]float64, setnum)
 			for i := range spec.Weights {
-				w, ok := zsetFloat(args[j])
+				w, ok := num.ParseFloat(args[j])
 				if !ok {
 					optErr = ErrZsetWeightNotFloat
 					break options

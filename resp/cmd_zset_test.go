@@ -1,6 +1,7 @@
 package resp
 
 import (
+	"github.com/tandemkv/tandem/internal/num"
 	"math"
 	"strconv"
 	"strings"
@@ -62,9 +63,9 @@ func TestZsetScoreParsing(t *testing.T) {
 		{"", 0, false}, {" 1", 0, false}, {"1 ", 0, false}, {"nan", 0, false}, {"1e400", 0, false}, {"1e-400", 0, false},
 		{"0x", 0, false}, {"1e", 0, false}, {"abc", 0, false}, {"1_0", 0, false}, {"1\x00", 0, false}, {"infinit", 0, false},
 	} {
-		got, ok := zsetFloat([]byte(tc.in))
+		got, ok := num.ParseFloat([]byte(tc.in))
 		if ok != tc.ok || (ok && got != tc.want) {
-			t.Errorf("zsetFloat(%q) = %v %v, want %v %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("num.ParseFloat(%q) = %v %v, want %v %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 	for _, tc := range []struct {

@@ -5,6 +5,7 @@
 package num
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"strconv"
@@ -132,28 +133,162 @@ func FormatLongDoubleHuman(v *big.Float) string {
 	return s
 }
 
-// ParseFloat parses b as Redis's getDoubleFromObject (strtod): no leading
-// space, no trailing bytes, no NaN; "inf" and "-inf" are allowed.
+// Strtod parses the longest prefix of s that C's strtod (glibc, C
+// locale) accepts, after its leading white space, and returns the value,
+// the bytes consumed (0: no conversion) and whether the literal's value
+// overflowed or underflowed to zero (strtod's ERANGE, as Redis tests it).
+// A NUL byte ends the input, as it ends a C string.
+func Strtod(s []byte) (v float64, n int, erange bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
+		i++
+	}
+	start := i
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	word := func(w string) bool {
+		if len(s)-i < len(w) {
+			return false
+		}
+		for k := 0; k < len(w); k++ {
+			c := s[i+k]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[k] {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case word("infinity"):
+		return math.Inf(zsign(neg)), i + 8, false
+	case word("inf"):
+		return math.Inf(zsign(neg)), i + 3, false
+	case word("nan"):
+		i += 3
+		if j := bytes.IndexByte(s[i:], ')'); i < len(s) && s[i] == '(' && j > 0 {
+			ok := true
+			for _, c := range s[i+1 : i+j] {
+				if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+					ok = false
+				}
+			}
+			if ok {
+				i += j + 1
+			}
+		}
+		return math.NaN(), i, false
+	}
+	isHex := i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X')
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	if isHex {
+		hexDigit := func(c byte) bool { return digit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'f' }
+		j := i + 2
+		mant, nonzero := 0, false
+		for j < len(s) && hexDigit(s[j]) {
+			mant++
+			nonzero = nonzero || s[j] != '0'
+			j++
+		}
+		if j < len(s) && s[j] == '.' {
+			j++
+			for j < len(s) && hexDigit(s[j]) {
+				mant++
+				nonzero = nonzero || s[j] != '0'
+				j++
+			}
+		}
+		if mant == 0 {
+			// "0x" without digits: strtod takes the "0" alone.
+			return zsignZero(neg), i + 1, false
+		}
+		text := string(s[start:j])
+		if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
+			k := j + 1
+			if k < len(s) && (s[k] == '+' || s[k] == '-') {
+				k++
+			}
+			if k < len(s) && digit(s[k]) {
+				for k < len(s) && digit(s[k]) {
+					k++
+				}
+				text = string(s[start:k])
+				j = k
+			} else {
+				text += "p0"
+			}
+		} else {
+			text += "p0"
+		}
+		f, err := strconv.ParseFloat(text, 64)
+		return f, j, err != nil || (f == 0 && nonzero)
+	}
+	j := i
+	mant, nonzero := 0, false
+	for j < len(s) && digit(s[j]) {
+		mant++
+		nonzero = nonzero || s[j] != '0'
+		j++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && digit(s[j]) {
+			mant++
+			nonzero = nonzero || s[j] != '0'
+			j++
+		}
+	}
+	if mant == 0 {
+		return 0, 0, false
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && digit(s[k]) {
+			for k < len(s) && digit(s[k]) {
+				k++
+			}
+			j = k
+		}
+	}
+	f, err := strconv.ParseFloat(string(s[start:j]), 64)
+	return f, j, err != nil || (f == 0 && nonzero)
+}
+
+func zsign(neg bool) int {
+	if neg {
+		return -1
+	}
+	return 1
+}
+
+func zsignZero(neg bool) float64 {
+	if neg {
+		return math.Copysign(0, -1)
+	}
+	return 0
+}
+
+// ParseFloat parses a score, an increment, a weight… as Redis's
+// getDoubleFromObject: strtod over the whole argument, no leading white
+// space, no NaN, no overflow and no underflow to zero.
 func ParseFloat(b []byte) (float64, bool) {
-	if len(b) == 0 {
+	if len(b) == 0 || b[0] == ' ' || (b[0] >= '\t' && b[0] <= '\r') {
 		return 0, false
 	}
-	switch b[0] {
-	case ' ', '\t', '\n', '\v', '\f', '\r':
+	v, n, erange := Strtod(b)
+	if n != len(b) || math.IsNaN(v) {
 		return 0, false
 	}
-	s := string(b)
-	if strings.ContainsAny(s, "_") {
+	if erange && (math.IsInf(v, 0) || v == 0) {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		// strtod accepts values that overflow only as an ERANGE error,
-		// which Redis refuses too.
-		return 0, false
-	}
-	if math.IsNaN(f) {
-		return 0, false
-	}
-	return f, true
+	return v, true
 }
