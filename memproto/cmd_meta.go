@@ -296,7 +296,8 @@ func (fe *Frontend) storeStale(r *Request, exptime int32) (storeStatus, uint64, 
 		return st, cas, err
 	}
 	info, ok := fe.db.Info(r.Key)
-	if !ok || info.Type != engine.TypeString || m.CompareCAS >= info.CAS {
+	// memcached never takes C0 as older: it answers EX.
+	if !ok || info.Type != engine.TypeString || m.CompareCAS == 0 || m.CompareCAS >= info.CAS {
 		return st, cas, nil
 	}
 	old := fe.marks.get(sh, r.Key, info.CAS)

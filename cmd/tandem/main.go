@@ -79,7 +79,7 @@ func run(args, environ []string) int {
 	redisFE := resp.New(resp.Options{Engine: eng, Config: cfg, Facts: facts})
 	listeners := []server.Listener{{Addrs: addrs(cfg, cfg.Port()), Frontend: redisFE}}
 	if p := cfg.MemcachedPort(); p > 0 {
-		listeners = append(listeners, server.Listener{Addrs: addrs(cfg, p), Frontend: memproto.New(memproto.Options{Engine: eng, Config: cfg, Version: version})})
+		listeners = append(listeners, server.Listener{Addrs: addrs(cfg, p), Frontend: memproto.New(memproto.Options{Engine: eng, Config: cfg, Version: memcachedVersion()})})
 	}
 	srv.Listeners(listeners)
 
@@ -164,3 +164,8 @@ func runID() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// memcachedVersion is what `version` answers on the memcached port: the
+// memcached release whose protocol Tandem speaks first, so clients that
+// read it to decide whether meta commands exist decide right.
+func memcachedVersion() string { return "1.6.18-tandem-" + version }
