@@ -123,7 +123,7 @@ func (c *Client) writeCommandInfo(cmd *Command) {
 	w.Array(10)
 	w.BulkString(cmd.Name)
 	w.Int(int64(cmd.Arity))
-	flags := cmd.Flags.Names()
+	flags := cmd.flagNames()
 	w.Set(len(flags))
 	for _, f := range flags {
 		w.Status(f)
@@ -279,7 +279,9 @@ func cmdCommandList(c *Client, args [][]byte) {
 }
 
 // getKeysTarget resolves COMMAND GETKEYS's full command (args[2:]) as
-// Redis's getKeysSubcommandImpl, replying its errors.
+// Redis's getKeysSubcommandImpl, replying its errors; a movablekeys
+// command's keys come from its Keys, none (an invalid numkeys) being
+// "Invalid arguments specified for command" as in Redis.
 func (c *Client) getKeysTarget(args [][]byte) (*Command, []int, bool) {
 	target := args[2:]
 	cmd := c.fe.table.Lookup(target[0], c.scratch[:])
@@ -290,14 +292,14 @@ func (c *Client) getKeysTarget(args [][]byte) (*Command, []int, bool) {
 	case cmd == nil:
 		c.w.Error(ErrInvalidCommand)
 		return nil, nil, false
-	case cmd.FirstKey == 0:
+	case cmd.FirstKey == 0 && cmd.Keys == nil:
 		c.w.Error(ErrNoKeyArgs)
 		return nil, nil, false
 	case !cmd.arityOK(len(target)):
 		c.w.Error(ErrGetKeysArity)
 		return nil, nil, false
 	}
-	idx := cmd.KeyIndexes(len(target))
+	idx := cmd.KeysOf(target)
 	if len(idx) == 0 {
 		c.w.Error(ErrGetKeysNone)
 		return nil, nil, false

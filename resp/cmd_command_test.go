@@ -205,3 +205,127 @@ func TestDeclarations(t *testing.T) {
 		}
 	}
 }
+
+// getKeysReply is COMMAND GETKEYS's RESP2 reply for keys.
+func getKeysReply(keys ...string) string {
+	out := "*" + strconv.Itoa(len(keys)) + "\r\n"
+	for _, k := range keys {
+		out += "$" + strconv.Itoa(len(k)) + "\r\n" + k + "\r\n"
+	}
+	return out
+}
+
+// Replies of redis-server 7.0.15: the key specs' strict count first
+// (destination first), else the getkeys helper's atoi (destination last).
+func TestCommandGetKeysMovable(t *testing.T) {
+	c := newTestEnv(t).client()
+	const invalid = "-ERR Invalid arguments specified for command\r\n"
+	const arity = "-ERR Invalid number of arguments specified for command\r\n"
+	gk := func(args ...string) []string { return argv(append([]string{"COMMAND", "GETKEYS"}, args...)...) }
+	runSteps(c, []srvStep{
+		{gk("ZUNIONSTORE", "d", "2", "a", "b"), getKeysReply("d", "a", "b")},
+		{gk("ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"), getKeysReply("d", "a", "b")},
+		{gk("ZINTERSTORE", "d", "2abc", "a", "b"), getKeysReply("a", "b", "d")},
+		{gk("ZDIFFSTORE", "d", "+2", "a", "b"), getKeysReply("a", "b", "d")},
+		{gk("ZDIFFSTORE", "d", " 2", "a", "b"), getKeysReply("a", "b", "d")},
+		{gk("ZUNIONSTORE", "d", "4294967298", "a", "b"), getKeysReply("d", "a", "b")},
+		{gk("ZUNIONSTORE", "d", "3", "a", "b"), invalid},
+		{gk("ZUNIONSTORE", "d", "0", "a"), invalid},
+		{gk("ZUNIONSTORE", "d", "-1", "a"), invalid},
+		{gk("ZUNIONSTORE", "d", "x", "a"), invalid},
+		{gk("ZUNIONSTORE", "d", "99999999999999999999", "a", "b"), invalid},
+		{gk("ZINTERSTORE", "d", "1"), arity},
+		{gk("ZUNION", "2", "a", "b"), getKeysReply("a", "b")},
+		{gk("ZINTER", "1", "a", "WITHSCORES"), getKeysReply("a")},
+		{gk("ZDIFF", "3", "a", "b"), invalid},
+		{gk("ZDIFF", "1"), arity},
+		{gk("ZINTERCARD", "2", "a", "b", "LIMIT", "1"), getKeysReply("a", "b")},
+		{gk("ZMPOP", "2", "a", "b", "MIN"), getKeysReply("a", "b")},
+		{gk("ZMPOP", "3", "a", "b", "MIN"), getKeysReply("a", "b", "MIN")},
+		{gk("BZMPOP", "0", "2", "a", "b", "MIN"), getKeysReply("a", "b")},
+		{gk("BZMPOP", "0", "3", "a", "b"), invalid},
+		{gk("LMPOP", "1", "a", "LEFT"), getKeysReply("a")},
+		{gk("LMPOP", "2", "a", "LEFT"), getKeysReply("a", "LEFT")},
+		{gk("LMPOP", "3", "a", "LEFT"), invalid},
+		{gk("LMPOP", "1", "a"), arity},
+		{gk("BLMPOP", "0", "1", "a", "LEFT"), getKeysReply("a")},
+		{gk("BLMPOP", "0", "3", "a", "LEFT"), invalid},
+		{gk("SINTERCARD", "2", "a", "b"), getKeysReply("a", "b")},
+		{gk("SINTERCARD", "1", "a", "LIMIT", "2"), getKeysReply("a")},
+		{gk("SINTERCARD", "0", "a"), invalid},
+		{gk("SINTERCARD", "2", "a"), invalid},
+		{gk("SORT", "k"), getKeysReply("k")},
+		{gk("SORT", "k", "STORE", "d"), getKeysReply("k", "d")},
+		{gk("SORT", "k", "STORE"), getKeysReply("k")},
+		{gk("SORT", "k", "store", "d", "STORE", "e"), getKeysReply("k", "e")},
+		{gk("SORT", "k", "BY", "store", "STORE", "d"), getKeysReply("k", "d")},
+		{gk("SORT", "k", "GET", "store"), getKeysReply("k")},
+		{gk("SORT", "k", "LIMIT", "store", "x", "STORE", "d"), getKeysReply("k", "d")},
+		{gk("SORT_RO", "k", "STORE", "d"), getKeysReply("k")},
+		// Flags come from the command flags (Redis: the key specs' "OW
+		// update" and "RO access", or none on the helper's path).
+		{argv("COMMAND", "GETKEYSANDFLAGS", "ZUNION", "1", "a"), "*1\r\n*2\r\n$1\r\na\r\n*2\r\n+RO\r\n+access\r\n"},
+		{argv("COMMAND", "GETKEYSANDFLAGS", "ZUNION", "0", "a"), invalid},
+	})
+}
+
+// COMMAND INFO's flags and legacy key triple of the movablekeys commands,
+// redis 7.0.15's.
+func TestCommandInfoMovableKeys(t *testing.T) {
+	env := newTestEnv(t)
+	for _, d := range []struct {
+		name, flags string
+		first       int
+	}{
+		{"zunion", "readonly movablekeys", 0},
+		{"zinter", "readonly movablekeys", 0},
+		{"zdiff", "readonly movablekeys", 0},
+		{"zunionstore", "write denyoom movablekeys", 1},
+		{"zinterstore", "write denyoom movablekeys", 1},
+		{"zdiffstore", "write denyoom movablekeys", 1},
+		{"zintercard", "readonly movablekeys", 0},
+		{"zmpop", "write movablekeys", 0},
+		{"bzmpop", "write blocking movablekeys", 0},
+		{"lmpop", "write movablekeys", 0},
+		{"blmpop", "write blocking movablekeys", 0},
+		{"sintercard", "readonly movablekeys", 0},
+		{"sort", "write denyoom movablekeys", 1},
+		{"sort_ro", "readonly movablekeys", 1},
+		{"get", "readonly fast", 1},
+		{"hello", "noscript loading stale fast no_auth allow_busy", 0},
+	} {
+		cmd := env.fe.table.lookupFullName([]byte(d.name))
+		if cmd == nil {
+			t.Errorf("%s: not declared", d.name)
+			continue
+		}
+		if got := strings.Join(cmd.flagNames(), " "); got != d.flags {
+			t.Errorf("%s: flags %q, redis %q", d.name, got, d.flags)
+		}
+		if cmd.FirstKey != d.first || cmd.LastKey != d.first || cmd.KeyStep != d.first {
+			t.Errorf("%s: keys %d,%d,%d, redis %d,%d,%d", d.name, cmd.FirstKey, cmd.LastKey, cmd.KeyStep, d.first, d.first, d.first)
+		}
+	}
+	// The flag's place among Redis's: before allow_busy.
+	withBusy := &Command{Flags: FlagWrite | FlagAllowBusy, Keys: sortROKeys}
+	if got := strings.Join(withBusy.flagNames(), " "); got != "write movablekeys allow_busy" {
+		t.Errorf("flags %q", got)
+	}
+	c := env.client()
+	runSteps(c, []srvStep{
+		{argv("COMMAND", "INFO", "zunion"), "*1\r\n*10\r\n$6\r\nzunion\r\n:-3\r\n*2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
+			"*3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n*0\r\n*0\r\n*0\r\n"}, // Redis: a keynum key spec
+	})
+}
+
+func TestCAtoi(t *testing.T) {
+	for in, want := range map[string]int{
+		"2": 2, "2abc": 2, "+2": 2, " \t\n2": 2, "02": 2, "-3": -3, "": 0, "x": 0, "- 2": 0,
+		"2147483648": -2147483648, "4294967298": 2,
+		"9223372036854775807": -1, "99999999999999999999": -1, "-9223372036854775808": 0, "-99999999999999999999": 0,
+	} {
+		if got := cAtoi([]byte(in)); got != want {
+			t.Errorf("cAtoi(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -10,7 +10,8 @@ import (
 // listCommands is the list family (Redis group "list"). Arity, flags, key
 // positions, ACL categories, since and summary are redis 7.0.15's (COMMAND
 // INFO and COMMAND DOCS). LMPOP and BLMPOP have movable keys (after
-// numkeys): their table key positions are zero, as COMMAND INFO shows them.
+// numkeys): their table key positions are zero, as COMMAND INFO shows them,
+// and lmpopKeys and blmpopKeys find them.
 func listCommands() []*Command {
 	const (
 		wd = FlagWrite | FlagDenyOOM
@@ -38,12 +39,12 @@ func listCommands() []*Command {
 		{Name: "lpos", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.0.6", Summary: "Return the index of matching elements on a list", Run: cmdLPos},
 		{Name: "lmove", Arity: 5, Flags: wd, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Pop an element from a list, push it to another list and return it", Run: cmdLMove},
 		{Name: "rpoplpush", Arity: 3, Flags: wd, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "1.2.0", Summary: "Remove the last element in a list, prepend it to another list and return it", Run: cmdRPopLPush},
-		{Name: "lmpop", Arity: -4, Flags: w, Group: g, ACL: acl, Since: "7.0.0", Summary: "Pop elements from a list", Run: cmdLMPop},
+		{Name: "lmpop", Arity: -4, Flags: w, Keys: lmpopKeys, Group: g, ACL: acl, Since: "7.0.0", Summary: "Pop elements from a list", Run: cmdLMPop},
 		{Name: "blpop", Arity: -3, Flags: w | bl, FirstKey: 1, LastKey: -2, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Remove and get the first element in a list, or block until one is available", Run: cmdBLPop},
 		{Name: "brpop", Arity: -3, Flags: w | bl, FirstKey: 1, LastKey: -2, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Remove and get the last element in a list, or block until one is available", Run: cmdBRPop},
 		{Name: "blmove", Arity: 6, Flags: wd | bl, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Run: cmdBLMove},
 		{Name: "brpoplpush", Arity: 4, Flags: wd | bl, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Run: cmdBRPopLPush},
-		{Name: "blmpop", Arity: -5, Flags: w | FlagBlocking, Group: g, ACL: acl, Since: "7.0.0", Summary: "Pop elements from a list, or block until one is available", Run: cmdBLMPop},
+		{Name: "blmpop", Arity: -5, Flags: w | FlagBlocking, Keys: blmpopKeys, Group: g, ACL: acl, Since: "7.0.0", Summary: "Pop elements from a list, or block until one is available", Run: cmdBLMPop},
 	}
 }
 
@@ -563,3 +564,10 @@ func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout 
 	src, dst = bytes.Clone(src), bytes.Clone(dst)
 	c.block(w, timeout, attempt, c.w.NullArray)
 }
+
+// lmpopKeys finds LMPOP's keys (numkeys key ...), as Redis's lmpopGetKeys.
+func lmpopKeys(args [][]byte) []int { return numkeysKeys(args, 0, 1) }
+
+// blmpopKeys finds BLMPOP's keys (timeout numkeys key ...), as Redis's
+// blmpopGetKeys.
+func blmpopKeys(args [][]byte) []int { return numkeysKeys(args, 0, 2) }

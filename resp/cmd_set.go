@@ -12,8 +12,8 @@ import (
 
 // setCommands is the set family (Redis group "set"). Arity, flags, key
 // positions, since and summary are redis 7.0.15's (COMMAND INFO and
-// COMMAND DOCS). SINTERCARD's keys are movable (numkeys), which the table
-// cannot express: like Redis's legacy fields it declares none.
+// COMMAND DOCS). SINTERCARD's keys are movable (numkeys): like Redis's
+// legacy fields it declares none, and sinterCardKeys finds them.
 func setCommands() []*Command {
 	const (
 		g  = "set"
@@ -34,7 +34,7 @@ func setCommands() []*Command {
 		{Name: "srandmember", Arity: -2, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get one or multiple random members from a set", Run: cmdSRandMember},
 		{Name: "smove", Arity: 4, Flags: w | f, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Move a member from one set to another", Run: cmdSMove},
 		{Name: "sinter", Arity: -2, Flags: ro, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Intersect multiple sets", Run: cmdSInter},
-		{Name: "sintercard", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "7.0.0", Summary: "Intersect multiple sets and return the cardinality of the result", Run: cmdSInterCard},
+		{Name: "sintercard", Arity: -3, Flags: ro, Keys: sinterCardKeys, Group: g, ACL: acl, Since: "7.0.0", Summary: "Intersect multiple sets and return the cardinality of the result", Run: cmdSInterCard},
 		{Name: "sinterstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Intersect multiple sets and store the resulting set in a key", Run: cmdSInterStore},
 		{Name: "sunion", Arity: -2, Flags: ro, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Add multiple sets", Run: cmdSUnion},
 		{Name: "sunionstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Add multiple sets and store the resulting set in a key", Run: cmdSUnionStore},
@@ -328,3 +328,7 @@ func (c *Client) writeEmptyScan() {
 	c.w.BulkString("0")
 	c.w.Array(0)
 }
+
+// sinterCardKeys finds SINTERCARD's keys (numkeys key ...), as Redis's
+// sintercardGetKeys.
+func sinterCardKeys(args [][]byte) []int { return numkeysKeys(args, 0, 1) }

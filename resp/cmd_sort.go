@@ -8,15 +8,41 @@ import (
 
 // sortCommands is SORT and SORT_RO (Redis group "generic"). Arity, flags,
 // key positions, since and summary are redis 7.0.15's. Redis also flags
-// both movablekeys (STORE and the BY/GET patterns name keys), which the
-// table does not express; the legacy key triple is the source key.
+// both movablekeys (STORE and the BY/GET patterns name keys): the legacy
+// key triple is the source key, and sortKeys and sortROKeys find the keys.
 func sortCommands() []*Command {
 	acl := []string{"@set", "@sortedset", "@list", "@dangerous"}
 	return []*Command{
-		{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "generic", ACL: acl, Since: "1.0.0", Summary: "Sort the elements in a list, set or sorted set", Run: cmdSort},
-		{Name: "sort_ro", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "generic", ACL: acl, Since: "7.0.0", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Run: cmdSortRO},
+		{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: sortKeys, Group: "generic", ACL: acl, Since: "1.0.0", Summary: "Sort the elements in a list, set or sorted set", Run: cmdSort},
+		{Name: "sort_ro", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: sortROKeys, Group: "generic", ACL: acl, Since: "7.0.0", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Run: cmdSortRO},
 	}
 }
+
+// sortKeys finds SORT's keys as Redis's sortGetKeys: the source key, then
+// the destination of the last STORE with an argument after it. Options are
+// skipped by their argument count (LIMIT 2, BY and GET 1, others 0), so a
+// "store" that is BY's pattern is no STORE. BY and GET patterns are not
+// reported, as in Redis.
+func sortKeys(args [][]byte) []int {
+	store := 0
+	for i := 2; i < len(args); i++ {
+		switch {
+		case argIs(args[i], "LIMIT"):
+			i += 2
+		case argIs(args[i], "GET"), argIs(args[i], "BY"):
+			i++
+		case argIs(args[i], "STORE") && i+1 < len(args):
+			store = i + 1
+		}
+	}
+	if store == 0 {
+		return []int{1}
+	}
+	return []int{1, store}
+}
+
+// sortROKeys finds SORT_RO's key, the source, as Redis's sortROGetKeys.
+func sortROKeys([][]byte) []int { return []int{1} }
 
 func cmdSort(c *Client, args [][]byte)   { sortGeneric(c, args, false) }
 func cmdSortRO(c *Client, args [][]byte) { sortGeneric(c, args, true) }

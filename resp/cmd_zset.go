@@ -9,11 +9,12 @@ import (
 	"github.com/tandemkv/tandem/internal/num"
 )
 
-// zsetCommands is the sorted-set family (Redis group "sorted-set"), except
-// the blocking BZPOPMIN, BZPOPMAX and BZMPOP, which come with the blocking
-// machinery. Arity, flags, key positions, since and summary are redis
+// zsetCommands is the sorted-set family (Redis group "sorted-set"); the
+// blocking BZPOPMIN, BZPOPMAX and BZMPOP run in cmd_zset_blocking.go.
+// Arity, flags, key positions, since and summary are redis
 // 7.0.15's (COMMAND INFO and COMMAND DOCS); the commands Redis marks
-// movablekeys (ZUNION, ZMPOP…) declare its legacy key triple.
+// movablekeys (ZUNION, ZMPOP…) declare its legacy key triple and find
+// their keys with Keys (zsetNumkeysKeys, zsetStoreKeys, bzmpopKeys).
 func zsetCommands() []*Command {
 	const (
 		w  = FlagWrite
@@ -46,16 +47,19 @@ func zsetCommands() []*Command {
 		{Name: "zremrangebylex", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.9", Summary: "Remove all members in a sorted set between the given lexicographical range", Run: cmdZRemRangeByLex},
 		{Name: "zpopmin", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "5.0.0", Summary: "Remove and return members with the lowest scores in a sorted set", Run: cmdZPopMin},
 		{Name: "zpopmax", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "5.0.0", Summary: "Remove and return members with the highest scores in a sorted set", Run: cmdZPopMax},
-		{Name: "zmpop", Arity: -4, Flags: w, Group: g, ACL: acl, Since: "7.0.0", Summary: "Remove and return members with scores in a sorted set", Run: cmdZMPop},
-		{Name: "zunion", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "6.2.0", Summary: "Add multiple sorted sets", Run: cmdZUnion},
-		{Name: "zinter", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "6.2.0", Summary: "Intersect multiple sorted sets", Run: cmdZInter},
-		{Name: "zdiff", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "6.2.0", Summary: "Subtract multiple sorted sets", Run: cmdZDiff},
-		{Name: "zunionstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZUnionStore},
-		{Name: "zinterstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.0.0", Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZInterStore},
-		{Name: "zdiffstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZDiffStore},
-		{Name: "zintercard", Arity: -3, Flags: ro, Group: g, ACL: acl, Since: "7.0.0", Summary: "Intersect multiple sorted sets and return the cardinality of the result", Run: cmdZInterCard},
+		{Name: "zmpop", Arity: -4, Flags: w, Keys: zsetNumkeysKeys, Group: g, ACL: acl, Since: "7.0.0", Summary: "Remove and return members with scores in a sorted set", Run: cmdZMPop},
+		{Name: "zunion", Arity: -3, Flags: ro, Keys: zsetNumkeysKeys, Group: g, ACL: acl, Since: "6.2.0", Summary: "Add multiple sorted sets", Run: cmdZUnion},
+		{Name: "zinter", Arity: -3, Flags: ro, Keys: zsetNumkeysKeys, Group: g, ACL: acl, Since: "6.2.0", Summary: "Intersect multiple sorted sets", Run: cmdZInter},
+		{Name: "zdiff", Arity: -3, Flags: ro, Keys: zsetNumkeysKeys, Group: g, ACL: acl, Since: "6.2.0", Summary: "Subtract multiple sorted sets", Run: cmdZDiff},
+		{Name: "zunionstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: zsetStoreKeys, Group: g, ACL: acl, Since: "2.0.0", Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZUnionStore},
+		{Name: "zinterstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: zsetStoreKeys, Group: g, ACL: acl, Since: "2.0.0", Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZInterStore},
+		{Name: "zdiffstore", Arity: -4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: zsetStoreKeys, Group: g, ACL: acl, Since: "6.2.0", Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Run: cmdZDiffStore},
+		{Name: "zintercard", Arity: -3, Flags: ro, Keys: zsetNumkeysKeys, Group: g, ACL: acl, Since: "7.0.0", Summary: "Intersect multiple sorted sets and return the cardinality of the result", Run: cmdZInterCard},
 		{Name: "zrandmember", Arity: -2, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Get one or multiple random elements from a sorted set", Run: cmdZRandMember},
 		{Name: "zscan", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.0", Summary: "Incrementally iterate sorted sets elements and associated scores", Run: cmdZScan},
+		{Name: "bzpopmin", Arity: -3, Flags: w | f | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, KeyStep: 1, Group: g, ACL: acl, Since: "5.0.0", Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Run: cmdBZPopMin},
+		{Name: "bzpopmax", Arity: -3, Flags: w | f | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, KeyStep: 1, Group: g, ACL: acl, Since: "5.0.0", Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Run: cmdBZPopMax},
+		{Name: "bzmpop", Arity: -5, Flags: w | FlagBlocking, Keys: bzmpopKeys, Group: g, ACL: acl, Since: "7.0.0", Summary: "Remove and return members with scores in a sorted set or block until one is available", Run: cmdBZMPop},
 	}
 }
 
@@ -820,3 +824,16 @@ func cmdZScan(c *Client, args [][]byte) {
 	c.w.Array(n)
 	c.w.Raw(tmp.Buf)
 }
+
+// zsetNumkeysKeys finds the keys of ZUNION, ZINTER, ZDIFF, ZINTERCARD and
+// ZMPOP (numkeys key ...), as Redis's zunionInterDiffGetKeys and
+// zmpopGetKeys.
+func zsetNumkeysKeys(args [][]byte) []int { return numkeysKeys(args, 0, 1) }
+
+// zsetStoreKeys finds the keys of ZUNIONSTORE, ZINTERSTORE and ZDIFFSTORE
+// (destination numkeys key ...), as zunionInterDiffStoreGetKeys.
+func zsetStoreKeys(args [][]byte) []int { return numkeysKeys(args, 1, 2) }
+
+// bzmpopKeys finds BZMPOP's keys (timeout numkeys key ...), as
+// bzmpopGetKeys.
+func bzmpopKeys(args [][]byte) []int { return numkeysKeys(args, 0, 2) }

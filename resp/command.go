@@ -1,8 +1,11 @@
 package resp
 
 import (
+	"math"
 	"strings"
 	"sync/atomic"
+
+	"github.com/tandemkv/tandem/internal/num"
 )
 
 // Flag is a command property, as Redis's COMMAND INFO lists them.
@@ -56,7 +59,14 @@ type Command struct {
 	// argument index holding a key (last < 0 counts from the end) and the
 	// step between keys; all zero when the command takes no key.
 	FirstKey, LastKey, KeyStep int
-	Group                      string // Redis's doc group: "string", "generic", "connection", "server"
+	// Keys, when set, makes the command "movablekeys": its key positions
+	// depend on the arguments (a numkeys count, SORT's STORE) and Keys
+	// computes them from the full argument list, args[0] the name. It
+	// returns none when the arguments name no key (numkeys invalid), the
+	// case where Redis's getkeys helpers find none. FirstKey..KeyStep then
+	// hold only Redis's legacy triple for COMMAND INFO.
+	Keys  func(args [][]byte) []int
+	Group string // Redis's doc group: "string", "generic", "connection", "server"
 	// ACL lists categories Redis assigns explicitly, beyond those derived
 	// from Flags and Group (e.g. "@keyspace" on DBSIZE, "@dangerous" on INFO).
 	ACL     []string
@@ -143,7 +153,32 @@ func (cmd *Command) ACLCategories() []string {
 	return cats
 }
 
-// KeyIndexes returns the positions of key arguments in args.
+// flagNames returns the command's flags in Redis's spelling and order,
+// with "movablekeys", which Redis derives from the command's key lookup as
+// Tandem does from Keys, in its place before "allow_busy".
+func (cmd *Command) flagNames() []string {
+	names := cmd.Flags.Names()
+	if cmd.Keys == nil {
+		return names
+	}
+	if n := len(names); n > 0 && names[n-1] == "allow_busy" {
+		return append(names[:n-1:n-1], "movablekeys", "allow_busy")
+	}
+	return append(names, "movablekeys")
+}
+
+// KeysOf returns the positions of the key arguments in args (args[0] the
+// command name): Keys's answer for a movablekeys command, else the
+// declared first, last and step.
+func (cmd *Command) KeysOf(args [][]byte) []int {
+	if cmd.Keys != nil {
+		return cmd.Keys(args)
+	}
+	return cmd.KeyIndexes(len(args))
+}
+
+// KeyIndexes returns the positions of key arguments in args by the
+// declared first, last and step alone (see KeysOf for movablekeys).
 func (cmd *Command) KeyIndexes(nargs int) []int {
 	if cmd.FirstKey == 0 {
 		return nil
@@ -220,4 +255,84 @@ func lowerInto(scratch, b []byte) []byte {
 // subcommand finds a container's subcommand by name in any case.
 func (cmd *Command) subcommand(name []byte, scratch []byte) *Command {
 	return cmd.sub[string(lowerInto(scratch, name))]
+}
+
+// numkeysKeys returns the key positions of a command whose keys are a count
+// at args[countAt] and that many keys after it, with a destination key at
+// storeAt (0: none), exactly as redis 7.0's COMMAND GETKEYS finds them. It
+// first reads the count as the command's key specs do: a strict integer
+// >= 0 (truncated to 32 bits, as Redis's int cast) whose keys must all be
+// present, answering the destination first. When that fails it falls back
+// to the getkeys helper (genericGetKeys): the count read by C's atoi
+// ("2abc" is 2, "+2" too), between 1 and the arguments left, answering the
+// destination last. No keys when both fail.
+func numkeysKeys(args [][]byte, storeAt, countAt int) []int {
+	if countAt >= len(args) {
+		return nil
+	}
+	first := countAt + 1
+	if n, ok := num.ParseInt(args[countAt]); ok && n >= 0 {
+		last := first + int(int32(n)) - 1
+		if last < len(args) && last >= first {
+			return keyRange(storeAt, first, last, true)
+		}
+	}
+	n := cAtoi(args[countAt])
+	if n < 1 || n > len(args)-first {
+		return nil
+	}
+	return keyRange(storeAt, first, first+n-1, false)
+}
+
+// keyRange lists first..last with storeAt (when not 0) before or after.
+func keyRange(storeAt, first, last int, storeFirst bool) []int {
+	idx := make([]int, 0, last-first+2)
+	if storeAt != 0 && storeFirst {
+		idx = append(idx, storeAt)
+	}
+	for i := first; i <= last; i++ {
+		idx = append(idx, i)
+	}
+	if storeAt != 0 && !storeFirst {
+		idx = append(idx, storeAt)
+	}
+	return idx
+}
+
+// cAtoi is C's atoi as glibc implements it, (int)strtol(s, NULL, 10):
+// leading white space, a sign, then digits up to the first non-digit; an
+// overflow clamps to the 64-bit limit before the cast to 32 bits.
+func cAtoi(b []byte) int {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var v uint64
+	overflow := false
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		d := uint64(b[i] - '0')
+		if v > (math.MaxInt64+1-d)/10 {
+			overflow = true
+			continue
+		}
+		v = v*10 + d
+	}
+	var l int64
+	switch {
+	case overflow || (!neg && v > math.MaxInt64):
+		l = math.MaxInt64
+		if neg {
+			l = math.MinInt64
+		}
+	case neg:
+		l = -int64(v)
+	default:
+		l = int64(v)
+	}
+	return int(int32(l))
 }

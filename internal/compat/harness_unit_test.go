@@ -75,6 +75,8 @@ func TestHarnessLoosenings(t *testing.T) {
 		{helloReply, "%2\r\n$7\r\nversion\r\n$1\r\n7\r\n$5\r\nproto\r\n:3\r\n", "%2\r\n$7\r\nversion\r\n$1\r\n7\r\n$5\r\nproto\r\n:2\r\n", false},
 		{unorderedPairs, "%2\r\n+a\r\n:1\r\n+b\r\n:2\r\n", "%2\r\n+b\r\n:2\r\n+a\r\n:1\r\n", true},
 		{unorderedPairs, "%2\r\n+a\r\n:1\r\n+b\r\n:2\r\n", "%2\r\n+a\r\n:2\r\n+b\r\n:1\r\n", false},
+		{commandInfoNoKeySpecs, "*1\r\n*10\r\n$1\r\nx\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*1\r\n+a\r\n*0\r\n", "*1\r\n*10\r\n$1\r\nx\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n*0\r\n", true},
+		{commandInfoNoKeySpecs, "*1\r\n*10\r\n$1\r\nx\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n*0\r\n", "*1\r\n*10\r\n$1\r\ny\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n*0\r\n", false},
 	}
 	for _, c := range cases {
 		ok, why := matchReply(parse(t, c.want), parse(t, c.got), c.l)

@@ -1,0 +1,119 @@
+package resp
+
+import (
+	"math"
+
+	"github.com/tandemkv/tandem/engine"
+)
+
+// Blocking sorted-set pops (blocking.go parks the client): BZPOPMIN and
+// BZPOPMAX key [key ...] timeout, and BZMPOP timeout numkeys key [key ...]
+// MIN|MAX [COUNT count], as redis 7.0.15's blockingGenericZpopCommand. A
+// timeout, or a client that may not block (inside MULTI), replies a null
+// array.
+
+func cmdBZPopMin(c *Client, args [][]byte) { bzpopMinMax(c, args, false) }
+func cmdBZPopMax(c *Client, args [][]byte) { bzpopMinMax(c, args, true) }
+
+// bzpopMinMax replies [key, member, score]. The timeout is parsed first,
+// before any key is looked at.
+func bzpopMinMax(c *Client, args [][]byte, max bool) {
+	timeout, ok := c.timeoutArg(args[len(args)-1])
+	if !ok {
+		return
+	}
+	c.zsetBlockPop(args[1:len(args)-1], max, -1, timeout)
+}
+
+// cmdBZMPop is BZMPOP: as ZMPOP, blocking while every key is missing. The
+// arguments are checked as ZMPOP's (numkeys, too few arguments, MIN|MAX,
+// COUNT), then the timeout.
+func cmdBZMPop(c *Client, args [][]byte) {
+	numkeys, ok := c.zsetRangeLong(args[2], 1, math.MaxInt64, ErrZsetNumkeys)
+	if !ok {
+		return
+	}
+	if numkeys >= int64(len(args)-3) {
+		c.w.Error(ErrSyntax)
+		return
+	}
+	whereIdx := 3 + int(numkeys)
+	var max bool
+	switch {
+	case argIsC(args[whereIdx], "MIN"):
+	case argIsC(args[whereIdx], "MAX"):
+		max = true
+	default:
+		c.w.Error(ErrSyntax)
+		return
+	}
+	count := int64(-1)
+	for j := whereIdx + 1; j < len(args); j++ {
+		if count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
+			j++
+			if count, ok = c.zsetRangeLong(args[j], 1, math.MaxInt64, ErrZsetCountPositive); !ok {
+				return
+			}
+			continue
+		}
+		c.w.Error(ErrSyntax)
+		return
+	}
+	if count == -1 {
+		count = 1
+	}
+	timeout, ok := c.timeoutArg(args[1])
+	if !ok {
+		return
+	}
+	c.zsetBlockPop(args[3:whereIdx], max, count, timeout)
+}
+
+// zsetBlockPop pops or blocks for BZPOPMIN, BZPOPMAX (count < 0: one
+// member) and BZMPOP.
+func (c *Client) zsetBlockPop(keys [][]byte, max bool, count, timeout int64) {
+	w := c.newWaiter()
+	res, err := c.db.ZSetBlockPop(keys, max, int(min(count, math.MaxInt)), w)
+	switch {
+	case err != nil:
+		if w != nil {
+			w.Done()
+		}
+		c.zsetError(err)
+	case res != nil:
+		if w != nil {
+			w.Done()
+		}
+		c.writeZPopResult(res, count)
+	case w == nil:
+		c.w.NullArray()
+	default:
+		c.block(w, timeout, func() bool {
+			r := w.ZSetResult()
+			if r != nil {
+				c.writeZPopResult(r, count)
+			}
+			return r != nil
+		}, c.w.NullArray)
+	}
+}
+
+// writeZPopResult replies [key, member, score] (BZPOPMIN/BZPOPMAX, count <
+// 0) or [key, [[member, score], ...]] (BZMPOP).
+func (c *Client) writeZPopResult(r *engine.ZPopResult, count int64) {
+	if count < 0 {
+		c.w.Array(3)
+		c.w.Bulk(r.Key)
+		c.w.Bulk(r.Members[0].Member)
+		c.w.Double(r.Members[0].Score)
+		return
+	}
+	c.w.Array(2)
+	c.w.Bulk(r.Key)
+	c.w.Array(len(r.Members))
+	for _, m := range r.Members {
+		c.w.Array(2)
+		c.w.Bulk(m.Member)
+		c.w.Double(m.Score)
+	}
+}
