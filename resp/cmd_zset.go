@@ -565,29 +565,9 @@ func cmdZMPop(c *Client, args [][]byte) {
 		c.w.Error(ErrSyntax)
 		return
 	}
-	var max bool
-	switch {
-	case argIsC(args[whereIdx], "MIN"):
-	case argIsC(args[whereIdx], "MAX"):
-		max = true
-	default:
-		c.w.Error(ErrSyntax)
+	max, count, ok := c.zmpopWhereCount(args, whereIdx)
+	if !ok {
 		return
-	}
-	count := int64(-1)
-	for j := whereIdx + 1; j < len(args); j++ {
-		if count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
-			j++
-			if count, ok = c.zsetRangeLong(args[j], 1, math.MaxInt64, ErrZsetCountPositive); !ok {
-				return
-			}
-			continue
-		}
-		c.w.Error(ErrSyntax)
-		return
-	}
-	if count == -1 {
-		count = 1
 	}
 	keys := args[2:whereIdx]
 	idx, err := c.db.ZPop(keys, max, int(min(count, math.MaxInt)), func(k, n int) {
@@ -837,3 +817,33 @@ func zsetStoreKeys(args [][]byte) []int { return numkeysKeys(args, 1, 2) }
 // bzmpopKeys finds BZMPOP's keys (timeout numkeys key ...), as
 // bzmpopGetKeys.
 func bzmpopKeys(args [][]byte) []int { return numkeysKeys(args, 0, 2) }
+
+// zmpopWhereCount reads the MIN|MAX word at args[whereIdx] and the
+// optional COUNT after it, the tail ZMPOP and BZMPOP share; it replies the
+// error itself. count defaults to 1; a second COUNT is a syntax error.
+func (c *Client) zmpopWhereCount(args [][]byte, whereIdx int) (max bool, count int64, ok bool) {
+	switch {
+	case argIsC(args[whereIdx], "MIN"):
+	case argIsC(args[whereIdx], "MAX"):
+		max = true
+	default:
+		c.w.Error(ErrSyntax)
+		return false, 0, false
+	}
+	count = -1
+	for j := whereIdx + 1; j < len(args); j++ {
+		if count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
+			j++
+			if count, ok = c.zsetRangeLong(args[j], 1, math.MaxInt64, ErrZsetCountPositive); !ok {
+				return false, 0, false
+			}
+			continue
+		}
+		c.w.Error(ErrSyntax)
+		return false, 0, false
+	}
+	if count == -1 {
+		count = 1
+	}
+	return max, count, true
+}

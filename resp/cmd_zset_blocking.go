@@ -38,29 +38,9 @@ func cmdBZMPop(c *Client, args [][]byte) {
 		return
 	}
 	whereIdx := 3 + int(numkeys)
-	var max bool
-	switch {
-	case argIsC(args[whereIdx], "MIN"):
-	case argIsC(args[whereIdx], "MAX"):
-		max = true
-	default:
-		c.w.Error(ErrSyntax)
+	max, count, ok := c.zmpopWhereCount(args, whereIdx)
+	if !ok {
 		return
-	}
-	count := int64(-1)
-	for j := whereIdx + 1; j < len(args); j++ {
-		if count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
-			j++
-			if count, ok = c.zsetRangeLong(args[j], 1, math.MaxInt64, ErrZsetCountPositive); !ok {
-				return
-			}
-			continue
-		}
-		c.w.Error(ErrSyntax)
-		return
-	}
-	if count == -1 {
-		count = 1
 	}
 	timeout, ok := c.timeoutArg(args[1])
 	if !ok {
