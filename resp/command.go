@@ -68,7 +68,8 @@ type Command struct {
 	Keys  func(args [][]byte) []int
 	Group string // Redis's doc group: "string", "generic", "connection", "server"
 	// ACL lists categories Redis assigns explicitly, beyond those derived
-	// from Flags and Group (e.g. "@keyspace" on DBSIZE, "@dangerous" on INFO).
+	// from Flags and Group (e.g. "@keyspace" on DBSIZE, "@dangerous" on
+	// INFO); "-@x" removes one they imply that Redis does not give.
 	ACL     []string
 	Summary string
 	Since   string
@@ -142,7 +143,11 @@ func (cmd *Command) ACLCategories() []string {
 		add("@slow")
 	}
 	for _, c := range cmd.ACL {
-		add(c)
+		if c[0] == '-' {
+			delete(has, c[1:])
+		} else {
+			add(c)
+		}
 	}
 	var cats []string
 	for _, c := range aclCategoryOrder {

@@ -104,10 +104,9 @@ var getKeysCases = []redisCase{
 		"COMMAND GETKEYS SORT k STORE d LIMIT 0",
 		"COMMAND GETKEYS SORT_RO k BY x GET y",
 		"COMMAND GETKEYS SORT_RO k STORE d")},
-	// SORT and SORT_RO are left out: Tandem gives them @keyspace (their
-	// group is "generic"), which Redis does not.
 	{name: "command info movablekeys", cmds: mbs(
 		"COMMAND INFO zunion zinter zdiff zunionstore zinterstore zdiffstore zintercard",
-		"COMMAND INFO zmpop bzmpop lmpop blmpop sintercard"),
-		loose: at(0, commandInfoNoKeySpecs, 1, commandInfoNoKeySpecs)},
+		"COMMAND INFO zmpop bzmpop lmpop blmpop sintercard",
+		"COMMAND INFO sort sort_ro"),
+		loose: at(0, commandInfoNoKeySpecs, 1, commandInfoNoKeySpecs, 2, commandInfoNoKeySpecs)},
 }
