@@ -30,14 +30,7 @@ import (
 // After every write, OBJECT ENCODING of the keys written is compared too.
 // COMPAT_SEED=n replays another stream.
 func TestRandomSets(t *testing.T) {
-	seed := uint64(20240611)
-	if s := os.Getenv("COMPAT_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("COMPAT_SEED: %v", err)
-		}
-		seed = n
-	}
+	seed := envSeed(t, 20240611)
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
 			f := newSetFuzz(t, proto, seed+uint64(proto))
@@ -544,4 +537,18 @@ func (f *setFuzz) sscan() {
 	if !slices.Equal(all[0], all[1]) {
 		f.fail("SSCAN %s %v iterated:\n  redis:  %v\n  %s: %v", k, opts, all[0], sideName(), all[1])
 	}
+}
+
+// envSeed returns COMPAT_SEED when it is set, else def: a failing random
+// run prints its seed, and COMPAT_SEED=<seed> replays it.
+func envSeed(t *testing.T, def uint64) uint64 {
+	s := os.Getenv("COMPAT_SEED")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		t.Fatalf("COMPAT_SEED: %v", err)
+	}
+	return n
 }

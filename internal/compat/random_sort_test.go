@@ -3,7 +3,6 @@ package compat
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,14 +17,7 @@ import (
 // set or a sorted set. Those are compared as a multiset when the whole
 // result is returned and by length when LIMIT picks a part of it. COMPAT_SEED=n replays another stream.
 func TestRandomSort(t *testing.T) {
-	seed := uint64(20240707)
-	if s := os.Getenv("COMPAT_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("COMPAT_SEED: %v", err)
-		}
-		seed = n
-	}
+	seed := envSeed(t, 20240707)
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
 			f := newSortFuzz(t, proto, seed+uint64(proto))

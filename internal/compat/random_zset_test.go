@@ -3,7 +3,6 @@ package compat
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,14 +27,7 @@ import (
 // After every write, OBJECT ENCODING of the keys written is compared too.
 // COMPAT_SEED=n replays another stream.
 func TestRandomZsets(t *testing.T) {
-	seed := uint64(20240612)
-	if s := os.Getenv("COMPAT_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("COMPAT_SEED: %v", err)
-		}
-		seed = n
-	}
+	seed := envSeed(t, 20240612)
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
 			f := newZsetFuzz(t, proto, seed+uint64(proto))
