@@ -1,9 +1,9 @@
 package memproto
 
 import (
+	"github.com/tandemkv/tandem/server/servertest"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,21 +15,8 @@ import (
 // and in-process clients that feed Serve the way server/ does — whole, or
 // cut at any byte positions — with no sockets.
 
-var testPeerIDs atomic.Uint64
-
-type fakePeer struct {
-	id     uint64
-	closed atomic.Bool
-}
-
-func (p *fakePeer) ID() uint64                { return p.id }
-func (p *fakePeer) RemoteAddr() string        { return "127.0.0.1:50000" }
-func (p *fakePeer) LocalAddr() string         { return "127.0.0.1:11211" }
-func (p *fakePeer) AsyncWrite(b []byte) error { return nil }
-func (p *fakePeer) Wake() error               { return nil }
-func (p *fakePeer) Close()                    { p.closed.Store(true) }
-func (p *fakePeer) Idle() time.Duration       { return 0 }
-func (p *fakePeer) FD() int                   { return 9 }
+// fakePeer is the in-process peer of every test client.
+type fakePeer = servertest.Peer
 
 // startMs is the manual clock's start: 2023-11-14T22:13:20Z.
 const startMs = 1_700_000_000_000
@@ -93,7 +80,7 @@ type testClient struct {
 }
 
 func (e *testEnv) client() *testClient {
-	p := &fakePeer{id: testPeerIDs.Add(1)}
+	p := servertest.NewPeer("127.0.0.1:11211")
 	return &testClient{env: e, s: e.fe.NewSession(p).(*session), peer: p}
 }
 

@@ -1,6 +1,7 @@
 package resp
 
 import (
+	"github.com/tandemkv/tandem/server/servertest"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ type loopClient struct {
 }
 
 func (e *testEnv) loopClient() *loopClient {
-	p := &wakePeer{fakePeer: &fakePeer{id: testPeerIDs.Add(1)}, wakes: make(chan struct{}, 1)}
+	p := &wakePeer{fakePeer: servertest.NewPeer("127.0.0.1:6379"), wakes: make(chan struct{}, 1)}
 	c := e.fe.NewSession(p).(*Client)
 	return &loopClient{t: e.t, c: c, peer: p}
 }

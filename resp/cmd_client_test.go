@@ -169,10 +169,10 @@ func TestClientKill(t *testing.T) {
 		{argv("CLIENT", "KILL", "ID", strconv.FormatUint(a.c.id, 10)), ":0\r\n"},
 		{argv("CLIENT", "KILL", "ID", bid, "USER", "default", "LADDR", "127.0.0.1:6379"), ":1\r\n"},
 	})
-	if !b.peer.closed.Load() {
+	if !b.peer.Closed.Load() {
 		t.Fatal("CLIENT KILL ID did not close the peer")
 	}
-	if c.peer.closed.Load() || a.peer.closed.Load() {
+	if c.peer.Closed.Load() || a.peer.Closed.Load() {
 		t.Fatal("CLIENT KILL ID closed the wrong peer")
 	}
 	// The killed client runs nothing more and leaves the list at once.
@@ -184,15 +184,15 @@ func TestClientKill(t *testing.T) {
 	}
 	// Every fake peer has the same address: ADDR kills all but the caller.
 	a.expect(":1\r\n", "CLIENT", "KILL", "ADDR", "127.0.0.1:50000")
-	if !c.peer.closed.Load() || a.closed {
+	if !c.peer.Closed.Load() || a.closed {
 		t.Fatal("CLIENT KILL ADDR")
 	}
 	// SKIPME no, or the old form, may kill the caller: it gets its reply,
 	// then the connection closes.
 	d := env.client()
 	d.expect("+OK\r\n", "CLIENT", "KILL", "127.0.0.1:50000")
-	if !d.closed || !a.peer.closed.Load() {
-		t.Fatalf("old form: caller closed=%v, other closed=%v", d.closed, a.peer.closed.Load())
+	if !d.closed || !a.peer.Closed.Load() {
+		t.Fatalf("old form: caller closed=%v, other closed=%v", d.closed, a.peer.Closed.Load())
 	}
 	e := env.client()
 	e.expect(":1\r\n", "CLIENT", "KILL", "ID", strconv.FormatUint(e.c.id, 10), "SKIPME", "no")

@@ -1,8 +1,8 @@
 package resp
 
 import (
+	"github.com/tandemkv/tandem/server/servertest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,21 +13,8 @@ import (
 // Test helpers shared by every family's tests: an in-process client over a
 // fresh engine with a manual clock, no sockets.
 
-var testPeerIDs atomic.Uint64
-
-type fakePeer struct {
-	id     uint64
-	closed atomic.Bool
-}
-
-func (p *fakePeer) ID() uint64                { return p.id }
-func (p *fakePeer) RemoteAddr() string        { return "127.0.0.1:50000" }
-func (p *fakePeer) LocalAddr() string         { return "127.0.0.1:6379" }
-func (p *fakePeer) AsyncWrite(b []byte) error { return nil }
-func (p *fakePeer) Wake() error               { return nil }
-func (p *fakePeer) Close()                    { p.closed.Store(true) }
-func (p *fakePeer) Idle() time.Duration       { return 0 }
-func (p *fakePeer) FD() int                   { return 8 }
+// fakePeer is the in-process peer of every test client.
+type fakePeer = servertest.Peer
 
 // testEnv is a front-end over a fresh engine whose clock tests move.
 type testEnv struct {
@@ -57,7 +44,7 @@ type testClient struct {
 }
 
 func (e *testEnv) client() *testClient {
-	p := &fakePeer{id: testPeerIDs.Add(1)}
+	p := servertest.NewPeer("127.0.0.1:6379")
 	c := e.fe.NewSession(p).(*Client)
 	return &testClient{env: e, c: c, peer: p}
 }
