@@ -108,7 +108,7 @@ func TestStatsGroups(t *testing.T) {
 	if m := statsMap(t, c, " settings"); m["item_size_max"] != "1048576" || m["maxconns"] == "" {
 		t.Errorf("settings %v", m)
 	}
-	if m := statsMap(t, c, " conns"); m["9:addr"] != "tcp:127.0.0.1:50000" {
+	if m := statsMap(t, c, " conns"); m["8:addr"] != "tcp:127.0.0.1:50000" {
 		t.Errorf("conns %v", m)
 	}
 }
