@@ -26,12 +26,36 @@ func TestRandomHyperLogLog(t *testing.T) {
 	runRandomBits(t, "hll", randomHLLCommand)
 }
 
-// runRandomBits plays bitRandomCommands commands from gen against both servers,
-// in each protocol, and compares the replies.
+// runRandomBits plays bitRandomCommands commands from gen against both
+// servers, in each protocol, and compares the replies and the end state.
 func runRandomBits(t *testing.T, family string, gen func(r *rand.Rand) []string) {
+	var final [][]string
+	for _, k := range bitRandKeys {
+		final = append(final, []string{"GET", k}, []string{"TYPE", k}, []string{"OBJECT", "ENCODING", k})
+	}
+	runRandomStream(t, randomStream{
+		name: "random-" + family, commands: bitRandomCommands, pipeline: bitRandomPipeline,
+		gen: gen, final: final, quote: bitQuoteArgs,
+	})
+}
+
+// randomStream is a seeded random command stream for runRandomStream.
+type randomStream struct {
+	name     string // seeds the generator (with the protocol)
+	commands int    // how many commands gen makes
+	pipeline int    // commands sent per round trip
+	gen      func(r *rand.Rand) []string
+	final    [][]string // commands that compare the end state
+	quote    func(args []string) string
+}
+
+// runRandomStream sends the same seeded stream to redis-server and to
+// Tandem, in RESP2 and RESP3, pipelined in batches, and fails at the first
+// reply that differs, naming the seed and the command.
+func runRandomStream(t *testing.T, s randomStream) {
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
-			seed := seedOf("random-"+family, proto, oneByOne)
+			seed := seedOf(s.name, proto, oneByOne)
 			r := rand.New(rand.NewSource(seed))
 			for _, a := range []string{refRedis, sutRedis} {
 				if err := flushRedis(a); err != nil {
@@ -57,22 +81,19 @@ func runRandomBits(t *testing.T, family string, gen func(r *rand.Rand) []string)
 				}, refRedis, sutRedis)
 				for i := range batch {
 					if string(rr[i].raw) != string(sr[i].raw) {
-						t.Fatalf("seed %d, %s: reply differs\n  redis:  %q\n  %s: %q", seed, bitQuoteArgs(batch[i]), shorten(string(rr[i].raw)), sideName(), shorten(string(sr[i].raw)))
+						t.Fatalf("seed %d, %s: reply differs\n  redis:  %q\n  %s: %q", seed, s.quote(batch[i]), shorten(string(rr[i].raw)), sideName(), shorten(string(sr[i].raw)))
 					}
 				}
 				batch = batch[:0]
 			}
-			for i := 0; i < bitRandomCommands; i++ {
-				batch = append(batch, gen(r))
-				if len(batch) == bitRandomPipeline {
+			for i := 0; i < s.commands; i++ {
+				batch = append(batch, s.gen(r))
+				if len(batch) == s.pipeline {
 					flush()
 				}
 			}
 			flush()
-			// The final state must match too.
-			for _, k := range bitRandKeys {
-				batch = append(batch, []string{"GET", k}, []string{"TYPE", k}, []string{"OBJECT", "ENCODING", k})
-			}
+			batch = append(batch, s.final...)
 			flush()
 		})
 	}

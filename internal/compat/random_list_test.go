@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"fmt"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -23,52 +22,14 @@ const (
 var listRandKeys = []string{"a", "b", "c", "d"}
 
 func TestRandomList(t *testing.T) {
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
-			seed := seedOf("random-list", proto, oneByOne)
-			r := rand.New(rand.NewSource(seed))
-			for _, a := range []string{refRedis, sutRedis} {
-				if err := flushRedis(a); err != nil {
-					t.Fatal(err)
-				}
-			}
-			ref, sut := dialRESP(t, refRedis), dialRESP(t, sutRedis)
-			if proto == 3 {
-				ref.do("HELLO", "3")
-				sut.do("HELLO", "3")
-			}
-			var batch [][]string
-			flush := func() {
-				enc := make([]string, len(batch))
-				for i, c := range batch {
-					enc[i] = cmd(c...)
-				}
-				rr, sr := both(func(addr string) []reply {
-					if addr == refRedis {
-						return ref.pipeline(enc)
-					}
-					return sut.pipeline(enc)
-				}, refRedis, sutRedis)
-				for i := range batch {
-					if string(rr[i].raw) != string(sr[i].raw) {
-						t.Fatalf("seed %d, %s: reply differs\n  redis:  %q\n  %s: %q", seed, listQuote(batch[i]), shorten(string(rr[i].raw)), sideName(), shorten(string(sr[i].raw)))
-					}
-				}
-				batch = batch[:0]
-			}
-			for i := 0; i < listRandomCommands; i++ {
-				batch = append(batch, randomListCommand(r))
-				if len(batch) == listRandomPipeline {
-					flush()
-				}
-			}
-			flush()
-			for _, k := range listRandKeys {
-				batch = append(batch, []string{"TYPE", k}, []string{"LRANGE", k, "0", "-1"}, []string{"OBJECT", "ENCODING", k})
-			}
-			flush()
-		})
+	var final [][]string
+	for _, k := range listRandKeys {
+		final = append(final, []string{"TYPE", k}, []string{"LRANGE", k, "0", "-1"}, []string{"OBJECT", "ENCODING", k})
 	}
+	runRandomStream(t, randomStream{
+		name: "random-list", commands: listRandomCommands, pipeline: listRandomPipeline,
+		gen: randomListCommand, final: final, quote: listQuote,
+	})
 }
 
 func listQuote(args []string) string {
