@@ -204,7 +204,7 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		return
 	}
 	q := s.waiters[string(key)]
-	if q == nil {
+	if q == nil || d.e.gate.deferServe(d.num, key) {
 		return
 	}
 	slot := d.find(s, key, h, now)

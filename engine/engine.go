@@ -31,6 +31,8 @@ type Engine struct {
 
 	expireNext atomic.Uint64 // shard where the next ActiveExpireCycle starts
 
+	gate Gate // exclusive sections: EXEC, scripts, the snapshot barrier
+
 	stats counters
 }
 
@@ -60,6 +62,7 @@ func New(o Options) *Engine {
 	e.shards = make([]shard, e.databases*e.perDB)
 	e.startMs = e.clock.NowMs()
 	e.maxMemory.Store(o.MaxMemory)
+	e.gate.init(e)
 	return e
 }
 

@@ -16,8 +16,14 @@ const expireSweepPerShard = 64
 // Redis's random sampling) means every expired key is found within a
 // bounded number of cycles. A cycle cut short by its budget leaves off
 // where the next one starts, so no shard waits behind the others. It
-// returns how many keys it reclaimed.
+// returns how many keys it reclaimed. It runs inside the gate, so never
+// in the middle of an EXEC or a script, and skips its turn while a busy
+// script holds the keyspace.
 func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
+	if !e.gate.Enter() {
+		return 0
+	}
+	defer e.gate.Leave()
 	start := time.Now()
 	now := e.clock.NowMs()
 	reclaimed := 0

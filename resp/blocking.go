@@ -55,9 +55,8 @@ const maxTimerWait = time.Hour
 
 // canBlock reports whether a command may block. Redis runs blocking
 // commands inside MULTI/EXEC and scripts as non-blocking ones (a timeout at
-// once, CLIENT_DENY_BLOCKING): when transactions arrive, return false here
-// while EXEC runs its queue.
-func (c *Client) canBlock() bool { return true }
+// once, CLIENT_DENY_BLOCKING).
+func (c *Client) canBlock() bool { return !c.inExclusive }
 
 // newWaiter returns a waiter that wakes this client's loop, or nil when
 // the client may not block (the engine call then does not queue it).

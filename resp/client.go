@@ -47,6 +47,12 @@ type Client struct {
 	// loop-local; blocked mirrors it for INFO and the idle sweep.
 	blk     *blockState
 	blocked atomic.Int32
+
+	// outsideGate: this Serve runs while a busy script holds the keyspace,
+	// so only allow-busy commands run (busy.go). inExclusive: the client
+	// runs inside an exclusive section (EXEC, a script), which nested
+	// sections join rather than take again.
+	outsideGate, inExclusive bool
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -75,6 +81,19 @@ func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
 		return len(in), out, true
 	}
 	c.w.Buf = out
+	gate := c.fe.eng.Gate()
+	if gate.Enter() {
+		defer gate.Leave()
+	} else {
+		// A busy script holds the keyspace: answer BUSY, run only what
+		// may run beside it (busy.go).
+		c.outsideGate = true
+		defer func() { c.outsideGate = false }()
+		if c.blk != nil {
+			gate.WhenOpen(c.wake)
+			return 0, c.w.Buf, false
+		}
+	}
 	if c.blk != nil && !c.resumeBlocked() {
 		return 0, c.w.Buf, false // still blocked: later commands wait
 	}
@@ -134,6 +153,11 @@ func (c *Client) exec(args [][]byte) {
 	if !c.authenticated && cmd.Flags&FlagNoAuth == 0 {
 		cmd.stats.rejected.Add(1)
 		c.w.Error(ErrNoAuth)
+		return
+	}
+	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {
+		cmd.stats.rejected.Add(1)
+		c.w.Error(fe.busyError())
 		return
 	}
 	if cmd.Flags&FlagDenyOOM != 0 && fe.overMemory() {

@@ -52,6 +52,10 @@ type Frontend struct {
 	memPeak atomic.Int64 // INFO used_memory_peak, sampled by INFO
 	rates   rateSampler  // INFO instantaneous_*
 
+	// busyText is the BUSY reply while a busy script runs (busy.go); the
+	// script sets it before marking the gate busy.
+	busyText atomic.Pointer[string]
+
 	errMu      sync.Mutex
 	errorCodes map[string]int64 // INFO errorstats: error code → replies
 }
