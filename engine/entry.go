@@ -92,6 +92,10 @@ type entry struct {
 	access   uint32 // seconds on the engine's LRU clock at the last access
 	typ      Type
 	enc      Encoding
+	// ttlGen counts expiry changes, which keep the CAS (memcached touch
+	// does), so WATCH still sees them (watch.go). It wraps; a watch
+	// spanning 65,536 expiry changes of one key is not a concern.
+	ttlGen uint16
 }
 
 func (e *entry) key() []byte   { return e.kv[:e.keyLen:e.keyLen] }

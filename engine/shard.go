@@ -124,6 +124,7 @@ func (s *shardData) setExpire(en *entry, at int64) {
 		}
 	}
 	en.expireAt = at
+	en.ttlGen++
 }
 
 // reset empties the shard and returns the memory it accounted for.

@@ -36,6 +36,19 @@ type session struct {
 // Serve implements server.Session: it runs every complete request in in,
 // pipelined requests included, and appends their replies to out.
 func (s *session) Serve(in, out []byte) (int, []byte, bool) {
+	// Inside the engine's gate, so an EXEC or a script of a Redis client
+	// never sees a memcached write in its middle. memcached has no BUSY
+	// reply: while a busy script holds the keyspace, requests wait unread
+	// and the loop comes back when it ends.
+	gate := s.fe.eng.Gate()
+	if len(in) > 0 && !gate.Enter() {
+		peer := s.peer
+		gate.WhenOpen(func() { _ = peer.Wake() })
+		return 0, out, false
+	}
+	if len(in) > 0 {
+		defer gate.Leave()
+	}
 	s.out = out
 	s.flushed, s.nreq = len(out), 0
 	s.unpin()

@@ -53,6 +53,11 @@ type Client struct {
 	// runs inside an exclusive section (EXEC, a script), which nested
 	// sections join rather than take again.
 	outsideGate, inExclusive bool
+
+	// Transaction state, loop-local (cmd_multi.go): tx is the open MULTI,
+	// watched the keys WATCH marked.
+	tx      *txState
+	watched []watchedKey
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -134,35 +139,39 @@ func (c *Client) exec(args [][]byte) {
 	fe := c.fe
 	cmd := fe.table.Lookup(args[0], c.scratch[:])
 	if cmd == nil {
-		c.w.Error(UnknownCommand(string(args[0]), args[1:]))
+		c.reject(nil, UnknownCommand(string(args[0]), args[1:]))
 		return
 	}
 	if cmd.sub != nil && len(args) >= 2 {
 		sc := cmd.subcommand(args[1], c.scratch[:])
 		if sc == nil {
-			c.w.Error(UnknownSubcommand(cmd.Name, args[1]))
+			c.reject(nil, UnknownSubcommand(cmd.Name, args[1]))
 			return
 		}
 		cmd = sc
 	}
 	if !cmd.arityOK(len(args)) {
-		cmd.stats.rejected.Add(1)
-		c.w.Error(WrongArgs(cmd.Name))
+		c.reject(cmd, WrongArgs(cmd.Name))
 		return
 	}
 	if !c.authenticated && cmd.Flags&FlagNoAuth == 0 {
-		cmd.stats.rejected.Add(1)
-		c.w.Error(ErrNoAuth)
+		c.reject(cmd, ErrNoAuth)
+		return
+	}
+	if c.tx != nil && cmd.Flags&FlagNoMulti != 0 {
+		c.reject(cmd, "ERR Command not allowed inside a transaction")
+		return
+	}
+	if (cmd.Flags&FlagDenyOOM != 0 || cmd.Name == "exec" && c.tx != nil && c.tx.denyOOM) && fe.overMemory() {
+		c.reject(cmd, ErrOOM)
 		return
 	}
 	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {
-		cmd.stats.rejected.Add(1)
-		c.w.Error(fe.busyError())
+		c.reject(cmd, fe.busyError())
 		return
 	}
-	if cmd.Flags&FlagDenyOOM != 0 && fe.overMemory() {
-		cmd.stats.rejected.Add(1)
-		c.w.Error(ErrOOM)
+	if c.tx != nil && !txControl(cmd) {
+		c.queue(cmd, args)
 		return
 	}
 	c.lastCmd.Store(cmd)

@@ -187,6 +187,7 @@ func (f *Frontend) databases() int {
 // needs no password. The library name and version stay: they describe the
 // client library, not the session.
 func cmdReset(c *Client, _ [][]byte) {
+	c.discard()
 	c.selectDB(0)
 	c.setProto(2)
 	c.setAuthenticated(c.fe.cfg.RequirePass() == "")

@@ -15,5 +15,6 @@ func commandFamilies() [][]*Command {
 		setCommands(),
 		bitmapCommands(), hllCommands(),
 		sortCommands(),
+		transactionCommands(),
 	}
 }

@@ -1,0 +1,196 @@
+package resp
+
+import (
+	"github.com/tandemkv/tandem/engine"
+)
+
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH.
+//
+// Inside MULTI, exec queues every command but these (and QUIT, RESET) after
+// the usual checks; a command refused by a check flags the transaction, and
+// EXEC then answers EXECABORT, as Redis's flagTransaction. EXEC compares
+// the watched keys' marks (engine/watch.go) and runs the queue inside one
+// exclusive section of the engine's gate (exclusive.go), so no command of
+// any other client, of either protocol, runs in between — across all
+// shards. Blocking commands run as non-blocking ones (canBlock), and
+// blocked clients made ready by the queue are served after it.
+
+func transactionCommands() []*Command {
+	return []*Command{
+		{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Start a transaction", Run: cmdMulti},
+		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Execute all commands issued after MULTI", Run: cmdExec},
+		{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.0.0", Summary: "Discard all commands issued after MULTI", Run: cmdDiscard},
+		{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Monitor changes to keys before a MULTI/EXEC", Run: cmdWatch},
+		{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Forget about all watched keys", Run: cmdUnwatch},
+	}
+}
+
+// txState is a client's open transaction.
+type txState struct {
+	queue   [][][]byte // copies of the queued commands' arguments
+	aborted bool       // a queued command was refused: EXEC answers EXECABORT
+	denyOOM bool       // a queued command is denyoom: EXEC is, too
+}
+
+// watchedKey is one WATCH.
+type watchedKey struct {
+	db   engine.DB
+	key  string
+	mark engine.WatchMark
+}
+
+// txControl reports whether cmd runs at once inside MULTI instead of
+// being queued, as Redis's processCommand lists them.
+func txControl(cmd *Command) bool {
+	switch cmd.Name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+// queue adds a command to the transaction and answers QUEUED.
+func (c *Client) queue(cmd *Command, args [][]byte) {
+	tx := c.tx
+	if cmd.Flags&FlagDenyOOM != 0 {
+		tx.denyOOM = true
+	}
+	if !tx.aborted {
+		tx.queue = append(tx.queue, copyArgs(args))
+	}
+	c.w.Status("QUEUED")
+}
+
+// copyArgs copies arguments out of the read buffer into one allocation.
+func copyArgs(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	return out
+}
+
+// reject answers a command refused before it ran, flagging an open
+// transaction; a refused EXEC discards it (Redis's execCommandAbort).
+func (c *Client) reject(cmd *Command, msg string) {
+	if cmd != nil {
+		cmd.stats.rejected.Add(1)
+	}
+	if c.tx == nil {
+		c.w.Error(msg)
+		return
+	}
+	if cmd != nil && cmd.Name == "exec" {
+		c.discard()
+		c.w.Error("EXECABORT Transaction discarded because of: " + msg)
+		return
+	}
+	c.tx.aborted = true
+	c.w.Error(msg)
+}
+
+func cmdMulti(c *Client, _ [][]byte) {
+	if c.tx != nil {
+		c.w.Error("ERR MULTI calls can not be nested")
+		return
+	}
+	c.tx = &txState{}
+	c.w.Status("OK")
+}
+
+func cmdExec(c *Client, _ [][]byte) {
+	tx := c.tx
+	if tx == nil {
+		c.w.Error("ERR EXEC without MULTI")
+		return
+	}
+	if tx.aborted {
+		c.discard()
+		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	c.tx = nil
+	c.exclusive(func() {
+		intact := c.watchIntact()
+		c.unwatch()
+		if !intact {
+			c.w.NullArray()
+			return
+		}
+		c.w.Array(len(tx.queue))
+		for _, args := range tx.queue {
+			mark := len(c.w.Buf)
+			c.exec(args)
+			if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
+				c.fe.countError(errorCode(c.w.Buf[mark+1:]))
+			}
+		}
+	})
+}
+
+func cmdDiscard(c *Client, _ [][]byte) {
+	if c.tx == nil {
+		c.w.Error("ERR DISCARD without MULTI")
+		return
+	}
+	c.discard()
+	c.w.Status("OK")
+}
+
+// discard drops the open transaction and the watches (DISCARD, RESET, a
+// refused EXEC).
+func (c *Client) discard() {
+	c.tx = nil
+	c.unwatch()
+}
+
+func cmdWatch(c *Client, args [][]byte) {
+	if c.tx != nil {
+		c.w.Error("ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	for _, k := range args[1:] {
+		if c.watching(k) {
+			continue
+		}
+		c.watched = append(c.watched, watchedKey{db: c.db, key: string(k), mark: c.db.Watch(k)})
+	}
+	c.w.Status("OK")
+}
+
+// watching reports whether key is already watched in the current database
+// (a second WATCH keeps the first mark, as Redis keeps the first watch).
+func (c *Client) watching(key []byte) bool {
+	for _, wk := range c.watched {
+		if wk.db.Num() == c.db.Num() && wk.key == string(key) {
+			return true
+		}
+	}
+	return false
+}
+
+func cmdUnwatch(c *Client, _ [][]byte) {
+	c.unwatch()
+	c.w.Status("OK")
+}
+
+// unwatch forgets every watched key.
+func (c *Client) unwatch() { c.watched = c.watched[:0] }
+
+// watchIntact reports whether no watched key changed since WATCH. It runs
+// inside the exclusive section, so nothing can change them before the
+// queue runs.
+func (c *Client) watchIntact() bool {
+	for _, wk := range c.watched {
+		if wk.db.Watch([]byte(wk.key)) != wk.mark {
+			return false
+		}
+	}
+	return true
+}
