@@ -19,17 +19,17 @@ func TestGet(t *testing.T) {
 		{[]string{"nonexistent"}, nil},
 		{[]string{`maxmemory\-policy`}, nil}, // no glob character: an exact name, which this is not
 		{[]string{"maxmemory*"}, [][2]string{
-			{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"maxmemory-samples", "5"},
+			{"maxmemory", "0"}, {"maxmemory-policy", "allkeys-s3fifo"}, {"maxmemory-samples", "5"},
 			{"maxmemory-eviction-tenacity", "10"}}},
 		{[]string{"MAXMEM*"}, [][2]string{
-			{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"maxmemory-samples", "5"},
+			{"maxmemory", "0"}, {"maxmemory-policy", "allkeys-s3fifo"}, {"maxmemory-samples", "5"},
 			{"maxmemory-eviction-tenacity", "10"}}},
 		{[]string{"*max-*-entries*"}, [][2]string{
 			{"hash-max-listpack-entries", "512"}, {"hash-max-ziplist-entries", "512"},
 			{"set-max-intset-entries", "512"}, {"set-max-listpack-entries", "128"},
 			{"zset-max-listpack-entries", "128"}, {"zset-max-ziplist-entries", "128"}}},
 		{[]string{"[lm]axmemory", "[^l]axmemory"}, [][2]string{{"maxmemory", "0"}}},
-		{[]string{"maxmemory-polic[a-z]"}, [][2]string{{"maxmemory-policy", "noeviction"}}},
+		{[]string{"maxmemory-polic[a-z]"}, [][2]string{{"maxmemory-policy", "allkeys-s3fifo"}}},
 		{[]string{"hz", "HZ", "h?"}, [][2]string{{"hz", "10"}}},
 		{[]string{"HZ", "h?"}, [][2]string{{"HZ", "10"}}},
 		{[]string{"lua-time-limit", "busy*"}, [][2]string{{"lua-time-limit", "5000"}, {"busy-reply-threshold", "5000"}}},
@@ -122,6 +122,10 @@ func TestSet(t *testing.T) {
 			map[string]string{"compression": "zstd", "item-size-max": "4194304"}},
 		{[][2]string{{"compression", "lz4"}},
 			"ERR CONFIG SET failed (possibly related to argument 'compression') - argument(s) must be one of the following: none, s2, zstd", nil},
+		{[][2]string{{"compression", "s2"}, {"compression-min-size", "4kb"}, {"compression-min-saving", "35"}}, "",
+			map[string]string{"compression": "s2", "compression-min-size": "4096", "compression-min-saving": "35"}},
+		{[][2]string{{"compression-min-saving", "101"}},
+			"ERR CONFIG SET failed (possibly related to argument 'compression-min-saving') - argument must be between 0 and 100 inclusive", nil},
 		{[][2]string{{"appendonly", "yes"}},
 			"ERR CONFIG SET failed (possibly related to argument 'appendonly') - " + reasonAppendOnly, nil},
 		{[][2]string{{"requirepass", "s3cret"}}, "", map[string]string{"requirepass": "s3cret"}},
@@ -158,7 +162,7 @@ func TestSetAllOrNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("Set succeeded")
 	}
-	if c.MaxMemory() != 0 || c.Timeout() != 0 || c.MaxMemoryPolicy() != NoEviction {
+	if c.MaxMemory() != 0 || c.Timeout() != 0 || c.MaxMemoryPolicy() != AllKeysS3FIFO {
 		t.Errorf("partial Set: maxmemory %d timeout %v", c.MaxMemory(), c.Timeout())
 	}
 }

@@ -90,6 +90,7 @@ const (
 	dMemcachedEnableShutdown
 	dCompression
 	dCompressionMinSize
+	dCompressionMinSaving
 	dLazyfreeLazyEviction
 	dLazyfreeLazyExpire
 	dLazyfreeLazyServerDel
@@ -144,7 +145,7 @@ var table = [numDirectives]directive{
 	// Memory and eviction. maxmemory 0 means "not configured": cmd/tandem
 	// derives a safe share of the memory available (see Origin).
 	dMaxMemory:                 {name: "maxmemory", kind: kindMemory, flags: mutable, def: "0", min: 0, max: longMax},
-	dMaxMemoryPolicy:           {name: "maxmemory-policy", kind: kindEnum, flags: mutable, def: "noeviction", enum: policyNames},
+	dMaxMemoryPolicy:           {name: "maxmemory-policy", kind: kindEnum, flags: mutable, def: "allkeys-s3fifo", enum: policyNames},
 	dMaxMemorySamples:          {name: "maxmemory-samples", kind: kindInt, flags: mutable, def: "5", min: 1, max: intMax},
 	dMaxMemoryEvictionTenacity: {name: "maxmemory-eviction-tenacity", kind: kindInt, flags: mutable, def: "10", min: 0, max: 100},
 	dLFULogFactor:              {name: "lfu-log-factor", kind: kindInt, flags: mutable, def: "10", min: 0, max: intMax},
@@ -181,8 +182,10 @@ var table = [numDirectives]directive{
 	dMemcachedEnableShutdown: {name: "memcached-enable-shutdown", kind: kindBool, def: "no"}, // memcached -A
 
 	// Value compression (Tandem).
-	dCompression:        {name: "compression", kind: kindEnum, flags: mutable, def: "none", enum: compressionNames},
-	dCompressionMinSize: {name: "compression-min-size", kind: kindMemory, flags: mutable, def: "1kb", min: 0, max: longMax},
+	// A change applies to new writes; stored values keep their form.
+	dCompression:          {name: "compression", kind: kindEnum, flags: mutable, def: "none", enum: compressionNames},
+	dCompressionMinSize:   {name: "compression-min-size", kind: kindMemory, flags: mutable, def: "1kb", min: 0, max: longMax},
+	dCompressionMinSaving: {name: "compression-min-saving", kind: kindInt, flags: mutable, def: "20", min: 0, max: 100},
 
 	dLazyfreeLazyEviction:  {name: "lazyfree-lazy-eviction", kind: kindBool, flags: mutable, def: "no"},
 	dLazyfreeLazyExpire:    {name: "lazyfree-lazy-expire", kind: kindBool, flags: mutable, def: "no"},

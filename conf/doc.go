@@ -57,6 +57,7 @@
 //   - appendonly and daemonize accept only "no".
 //   - Tandem's own directives: memcached-port, item-size-max (memcached -I;
 //     1mb is 1048576), memcached-max-line, memcached-enable-shutdown
-//     (memcached -A), compression (none|s2|zstd), compression-min-size, and
+//     (memcached -A), compression (none|s2|zstd), compression-min-size,
+//     compression-min-saving (percent, default 20), and
 //     redis 7.2's set-max-listpack-entries/-value.
 package conf

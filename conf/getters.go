@@ -144,6 +144,10 @@ func (c *Config) Compression() Compression { return Compression(c.load().num[dCo
 // CompressionMinSize is the smallest value worth compressing.
 func (c *Config) CompressionMinSize() int64 { return c.load().num[dCompressionMinSize] }
 
+// CompressionMinSaving is the share of a value's length, in percent
+// (0..100), its compressed form must save to be stored compressed.
+func (c *Config) CompressionMinSaving() int { return int(c.load().num[dCompressionMinSaving]) }
+
 // LazyfreeLazyEviction frees evicted values in the background.
 func (c *Config) LazyfreeLazyEviction() bool { return c.load().num[dLazyfreeLazyEviction] != 0 }
 

@@ -41,7 +41,7 @@ func TestDefaults(t *testing.T) {
 		if c.Dir() != "./data" || c.DBFilename() != "dump.rdb" {
 			t.Errorf("dir %q dbfilename %q", c.Dir(), c.DBFilename())
 		}
-		if c.MaxMemory() != 0 || c.MaxMemoryPolicy() != NoEviction || c.MaxMemorySamples() != 5 {
+		if c.MaxMemory() != 0 || c.MaxMemoryPolicy() != AllKeysS3FIFO || c.MaxMemorySamples() != 5 {
 			t.Errorf("maxmemory %d %v %d", c.MaxMemory(), c.MaxMemoryPolicy(), c.MaxMemorySamples())
 		}
 		if c.Origin("maxmemory") != FromDefault {
@@ -66,8 +66,8 @@ func TestDefaults(t *testing.T) {
 		if c.Hz() != 10 || c.Databases() != 16 || c.MaxClients() != 10000 || c.LogLevel() != LogNotice {
 			t.Errorf("misc %d %d %d %v", c.Hz(), c.Databases(), c.MaxClients(), c.LogLevel())
 		}
-		if c.Compression() != CompressionNone || c.CompressionMinSize() != 1024 {
-			t.Errorf("compression %v %d", c.Compression(), c.CompressionMinSize())
+		if c.Compression() != CompressionNone || c.CompressionMinSize() != 1024 || c.CompressionMinSaving() != 20 {
+			t.Errorf("compression %v %d %d", c.Compression(), c.CompressionMinSize(), c.CompressionMinSaving())
 		}
 		if !c.ProtectedMode() || !c.RDBCompression() || !c.RDBChecksum() || c.AppendOnly() || c.Daemonize() {
 			t.Error("bools")
@@ -360,7 +360,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bool", "protected-mode maybe\n", nil, nil,
 			"Reading the configuration file, at line 1 ({file})\n>>> 'protected-mode maybe'\nargument must be 'yes' or 'no'"},
 		{"enum", "  maxmemory-policy  foo  \n", nil, nil,
-			"Reading the configuration file, at line 1 ({file})\n>>> 'maxmemory-policy  foo'\nargument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
+			"Reading the configuration file, at line 1 ({file})\n>>> 'maxmemory-policy  foo'\nargument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction, allkeys-s3fifo"},
 		{"integer", "lua-time-limit x\n", nil, nil,
 			"Reading the configuration file, at line 1 ({file})\n>>> 'lua-time-limit x'\nargument couldn't be parsed into an integer"},
 		{"range", "port 65536\n", nil, nil,
@@ -410,7 +410,7 @@ func TestLoadErrors(t *testing.T) {
 		{"env", "", nil, []string{"TANDEM_MAXMEMORY=1xb"},
 			"Reading the environment, at variable TANDEM_MAXMEMORY\n>>> 'TANDEM_MAXMEMORY=1xb'\nargument must be a memory value"},
 		{"env policy", "", nil, []string{"TANDEM_MAXMEMORY_POLICY=lru"},
-			"Reading the environment, at variable TANDEM_MAXMEMORY_POLICY\n>>> 'TANDEM_MAXMEMORY_POLICY=lru'\nargument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
+			"Reading the environment, at variable TANDEM_MAXMEMORY_POLICY\n>>> 'TANDEM_MAXMEMORY_POLICY=lru'\nargument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction, allkeys-s3fifo"},
 		{"env quotes", "", nil, []string{`TANDEM_SAVE="900 1`},
 			"Reading the environment, at variable TANDEM_SAVE\n>>> 'TANDEM_SAVE=\"900 1'\nUnbalanced quotes in configuration line"},
 		{"no listener", "", []string{"--bind", ""}, nil, reasonNoListener},

@@ -39,7 +39,8 @@ type BufferLimit struct {
 }
 
 // MaxMemoryPolicy is maxmemory-policy. The order is redis's enum order, which
-// is also the order its error message lists them.
+// is also the order its error message lists them, then Tandem's own
+// allkeys-s3fifo, the default (engine/evict.go).
 type MaxMemoryPolicy int
 
 // Eviction policies.
@@ -52,10 +53,11 @@ const (
 	AllKeysLFU
 	AllKeysRandom
 	NoEviction
+	AllKeysS3FIFO
 )
 
 var policyNames = []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
-	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}
+	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction", "allkeys-s3fifo"}
 
 func (p MaxMemoryPolicy) String() string { return enumName(policyNames, int(p)) }
 

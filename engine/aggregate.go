@@ -140,12 +140,13 @@ func (d DB) aggregateLocked(s *shard, key []byte, h uint64, now int64, typ Type,
 		d.e.used.Add(delta)
 		if a.length() == 0 {
 			d.e.used.Add(-s.remove(slot, h))
+			d.notifyLater(ClassGeneric, "del", key)
 			return true, nil
 		}
 	}
 	en := &s.entries[slot]
 	en.enc = a.encoding()
 	en.cas = d.e.nextCAS()
-	en.access = d.e.lruNow(now)
+	d.e.onWrite(en, now)
 	return true, nil
 }

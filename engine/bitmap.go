@@ -59,6 +59,7 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 	var (
 		old []byte
 		enc Encoding
+		buf *[]byte
 	)
 	if slot >= 0 {
 		en := &s.entries[slot]
@@ -69,11 +70,13 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 		if en.typ != TypeString {
 			return ErrWrongType
 		}
-		old, enc = en.value(), en.enc
+		old, buf = en.plainValue(true)
+		enc = en.encoding()
 	} else if countLookup {
 		d.e.stats.misses.Add(1)
 	}
 	value, kv, err := fn(old, enc, slot >= 0)
+	putBuf(buf) // fn copies what it keeps of old
 	if value == nil {
 		return err
 	}
@@ -83,7 +86,7 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 	if kv = kvOf(kv, len(key), value); kv != nil {
 		d.storeKV(s, slot, h, kv, len(key), EncRaw, now)
 	} else {
-		d.store(s, slot, key, h, value, EncRaw, now)
+		d.storePlain(s, slot, key, h, value, EncRaw, now)
 	}
 	return err
 }
@@ -104,7 +107,8 @@ func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) 
 	if en.typ != TypeString {
 		return nil, 0, false, ErrWrongType
 	}
-	return en.value(), en.enc, true, nil
+	v, _ = en.plainValue(false)
+	return v, en.encoding(), true, nil
 }
 
 // writeString stores v (a raw string) at key i of a KeyTx, replacing
@@ -114,7 +118,7 @@ func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) 
 func (tx *KeyTx) writeString(i int, v []byte, replace bool) {
 	s := tx.shard(i)
 	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
-	slot = tx.d.store(s, slot, tx.keys[i], tx.hashes[i], v, EncRaw, tx.now)
+	slot = tx.d.storePlain(s, slot, tx.keys[i], tx.hashes[i], v, EncRaw, tx.now)
 	if replace {
 		en := &s.entries[slot]
 		en.flags = 0
@@ -314,11 +318,18 @@ func bitpos(v []byte, bit int) int64 {
 // with zero bytes as needed (a missing key is created). It returns the
 // bit's previous value. Errors: ErrWrongType, ErrOOM.
 func (d DB) SetBit(key []byte, offset uint64, on int) (int, error) {
-	var old int
-	err := d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
+	old, _, err := d.SetBitChanged(key, offset, on)
+	return old, err
+}
+
+// SetBitChanged is SetBit that also reports whether the key was created,
+// grew or had the bit flipped: Redis's SETBIT reports "setbit" only then.
+func (d DB) SetBitChanged(key []byte, offset uint64, on int) (old int, changed bool, err error) {
+	err = d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
 		b := offset >> 3
 		old = GetBit(cur, offset)
 		grow := !exists || uint64(len(cur)) <= b
+		changed = grow || old != on
 		if !grow && old == on && enc == EncRaw {
 			return nil, nil, nil // nothing changes; Redis does not signal it either
 		}
@@ -328,7 +339,7 @@ func (d DB) SetBit(key []byte, offset uint64, on int) (int, error) {
 		v[b] = v[b]&^(1<<shift) | byte(on)<<shift
 		return v, kv, nil
 	})
-	return old, err
+	return old, changed, err
 }
 
 // --- BITOP -------------------------------------------------------------------
@@ -363,7 +374,9 @@ func (d DB) BitOp(op BitOpKind, dest []byte, srcs [][]byte) (int, error) {
 			n = max(n, len(v))
 		}
 		if n == 0 {
-			tx.Delete(0)
+			if tx.Delete(0) { // Redis reports the destination it deleted
+				tx.d.notifyLater(ClassGeneric, "del", dest)
+			}
 			return nil
 		}
 		if tx.d.e.overLimit() {
@@ -461,6 +474,14 @@ func BitFieldRead(v []byte, ops []BitFieldOp, out []BitFieldResult) []BitFieldRe
 // any write touches (even when OVERFLOW FAIL then writes nothing). Results
 // are appended to out. Errors: ErrWrongType, ErrOOM.
 func (d DB) BitField(key []byte, ops []BitFieldOp, out []BitFieldResult) ([]BitFieldResult, error) {
+	out, _, err := d.BitFieldChanged(key, ops, out)
+	return out, err
+}
+
+// BitFieldChanged is BitField that also reports whether a write that did
+// not fail changed the key, created it or grew it: Redis's BITFIELD
+// reports "setbit" only then.
+func (d DB) BitFieldChanged(key []byte, ops []BitFieldOp, out []BitFieldResult) (_ []BitFieldResult, modified bool, err error) {
 	var highest uint64
 	for _, op := range ops {
 		if op.Kind != BitFieldGet {
@@ -468,24 +489,26 @@ func (d DB) BitField(key []byte, ops []BitFieldOp, out []BitFieldResult) ([]BitF
 		}
 	}
 	base := len(out)
-	err := d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
+	err = d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
 		out = out[:base]
 		need := highest>>3 + 1
 		grow := !exists || uint64(len(cur)) < need
 		kv, v := newKV(key, int(max(uint64(len(cur)), need)), 0)
 		copy(v, cur)
-		changed := false
+		changed, wrote := false, false
 		for _, op := range ops {
 			res, c := bitfieldApply(v, op)
 			changed = changed || c
+			wrote = wrote || op.Kind != BitFieldGet && !res.Failed
 			out = append(out, res)
 		}
+		modified = changed || grow && wrote
 		if !grow && !changed && enc == EncRaw {
 			return nil, nil, nil
 		}
 		return v, kv, nil
 	})
-	return out, err
+	return out, modified, err
 }
 
 // bitfieldApply runs one operation on v, which is long enough for every

@@ -60,7 +60,11 @@ type Waiter struct {
 	// value of type typ: it removes what the command wants and stores it in
 	// result. nil makes a retry waiter.
 	take func(key []byte, a aggregate)
-	regs []*waitReg // its places in queues; the owner's only
+	// popClass and popEvent name what a hand-off does to the key, for the
+	// keyspace notification ("lpop", "zpopmin"…).
+	popClass Class
+	popEvent string
+	regs     []*waitReg // its places in queues; the owner's only
 	// nudged: a retry waiter was woken and has not retried since, so more
 	// pushes need not wake it again (a busy queue would flood its loop).
 	nudged atomic.Bool
@@ -233,28 +237,30 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		if w.take == nil {
 			w.mu.Unlock()
 			if !w.nudged.Swap(true) {
-				w.wake()
+				d.wakeLater(w.wake)
 			}
 			return
 		}
 		before := a.memSize()
 		w.take(key, a)
+		d.notifyLater(w.popClass, w.popEvent, key)
 		w.state = served
 		w.mu.Unlock()
 		s.unlinkWaiter(r)
-		w.wake()
+		d.wakeLater(w.wake)
 		delta := a.memSize() - before
 		s.mem += delta
 		d.e.used.Add(delta)
 		d.e.dirty.Add(1)
 		if a.length() == 0 {
 			d.e.used.Add(-s.remove(slot, h))
+			d.notifyLater(ClassGeneric, "del", key)
 			return
 		}
 		en := &s.entries[slot]
 		en.enc = a.encoding()
 		en.cas = d.e.nextCAS()
-		en.access = d.e.lruNow(now)
+		d.e.onWrite(en, now)
 		r = next
 	}
 }

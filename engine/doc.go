@@ -25,6 +25,14 @@
 // shard lock is released, and callers must never modify it. Keys and values
 // passed in are copied; callers may reuse their buffers when a call returns.
 //
+// # Compression
+//
+// String values may be stored compressed (s2 or zstd, compress.go); the
+// entry's enc byte names the codec. Every read goes through one accessor
+// that hands out plain bytes, so callers never see the stored form; a
+// decompressed Item.Value is the Item's own, and Item.Release may give its
+// buffer back to the engine's pool.
+//
 // # Time
 //
 // The engine reads time only through the Clock it is given, so tests move

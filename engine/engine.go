@@ -33,7 +33,15 @@ type Engine struct {
 
 	gate Gate // exclusive sections: EXEC, scripts, the snapshot barrier
 
+	eviction atomic.Pointer[Eviction]
+	comp     atomic.Pointer[compressConf] // value compression (compress.go); nil = none
+	evictor  evictor
+	// evictFailed: the last FreeMemory found nothing to evict.
+	evictFailed atomic.Bool
+
 	stats counters
+
+	notify notifier // keyspace notifications (notify.go)
 }
 
 // counters are the keyspace statistics INFO and memcached stats report.
@@ -63,6 +71,7 @@ func New(o Options) *Engine {
 	e.startMs = e.clock.NowMs()
 	e.maxMemory.Store(o.MaxMemory)
 	e.gate.init(e)
+	e.SetEviction(Eviction{Policy: NoEviction, Samples: 5, LFULogFactor: 10, LFUDecayTime: 1})
 	return e
 }
 
@@ -118,6 +127,7 @@ type DB struct {
 	num     int
 	base    int
 	NoTouch bool
+	events  *EventQueue // events for after the command (notify.go); nil: at once
 }
 
 // Num returns the database index.
@@ -173,17 +183,20 @@ func (d DB) find(s *shard, key []byte, h uint64, now int64) int {
 		return -1
 	}
 	if s.entries[slot].isExpired(now) {
-		d.e.reclaim(s, slot, h)
+		d.e.reclaim(s, slot, h, d.num)
 		return -1
 	}
 	return slot
 }
 
-// reclaim removes an expired entry.
-func (e *Engine) reclaim(s *shard, slot int, h uint64) {
-	e.used.Add(-s.remove(slot, h))
+// reclaim removes an expired entry of database db and reports it
+// ("expired" event).
+func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
+	key := s.entries[slot].key() // the allocation outlives the removal
+	e.used.Add(-s.unlink(slot, h))
 	e.stats.expired.Add(1)
 	e.dirty.Add(1)
+	e.notifyExpired(db, key)
 }
 
 // removeKey deletes a live entry as a write.
@@ -195,35 +208,51 @@ func (e *Engine) removeKey(s *shard, slot int, h uint64) {
 // touch records a read access unless the handle says not to.
 func (d DB) touch(en *entry, now int64) {
 	if !d.NoTouch {
-		en.access = d.e.lruNow(now)
+		d.e.onRead(en, now)
 	}
 }
 
 // nextCAS hands out a fresh CAS unique.
 func (e *Engine) nextCAS() uint64 { return e.casSeq.Add(1) }
 
-// overLimit reports whether writes that grow memory must be refused.
+// overLimit reports whether writes that grow memory must be refused: over
+// maxmemory under noeviction, or when eviction found nothing to evict.
+// Otherwise the front-end made room before the command (FreeMemory) and
+// the command may overshoot, as in Redis, so a client never sees an error
+// for a full cache.
 func (e *Engine) overLimit() bool {
 	max := e.maxMemory.Load()
-	return max > 0 && e.used.Load() > max
+	return max > 0 && e.used.Load() > max && (e.evictionConfig().Policy == NoEviction || e.evictFailed.Load())
 }
 
 // store writes a string value under key in a locked shard: a new entry
 // when slot < 0, else it replaces the entry's value (and resets its type).
 // It returns the slot.
+// The value is compressed when the compression settings ask for it
+// (compress.go); storePlain never compresses.
 func (d DB) store(s *shard, slot int, key []byte, h uint64, value []byte, enc Encoding, now int64) int {
+	kv, enc := d.e.packKV(key, value, enc)
+	return d.storeKV(s, slot, h, kv, len(key), enc, now)
+}
+
+// storePlain is store without compression, for the commands that rewrite
+// a value bit by bit (compress.go).
+func (d DB) storePlain(s *shard, slot int, key []byte, h uint64, value []byte, enc Encoding, now int64) int {
 	return d.storeKV(s, slot, h, joinKV(key, value), len(key), enc, now)
 }
 
-// itemOf copies an entry's readable state.
+// itemOf copies an entry's readable state; a compressed value is
+// decompressed into a pooled buffer (Item.Release).
 func itemOf(en *entry) Item {
+	v, buf := en.plainValue(true)
 	return Item{
-		Value:    en.value(),
+		Value:    v,
 		ExpireAt: en.expireAt,
 		CAS:      en.cas,
 		Flags:    en.flags,
 		Type:     en.typ,
-		Encoding: en.enc,
+		Encoding: en.encoding(),
+		buf:      buf,
 	}
 }
 

@@ -96,6 +96,10 @@ type entry struct {
 	// does), so WATCH still sees them (watch.go). It wraps; a watch
 	// spanning 65,536 expiry changes of one key is not a concern.
 	ttlGen uint16
+	// evict is the eviction policy's per-key state (evict.go): Redis's
+	// LFU word under the LFU policies, the S3-FIFO word under
+	// allkeys-s3fifo; 0 until a policy first sees the entry.
+	evict uint32
 }
 
 func (e *entry) key() []byte   { return e.kv[:e.keyLen:e.keyLen] }
@@ -136,7 +140,8 @@ func memOf(kvLen int) int64 {
 
 // Item is what a read returns: a string value with its metadata.
 // Value is immutable and shared: it stays valid after the call and must not
-// be modified.
+// be modified. A value stored compressed is decompressed into a buffer of
+// the Item's own, which Release may hand back (compress.go).
 type Item struct {
 	Value    []byte
 	ExpireAt int64 // unix ms; 0 = no expiry
@@ -144,4 +149,6 @@ type Item struct {
 	Flags    uint32
 	Type     Type
 	Encoding Encoding
+
+	buf *[]byte // decompression buffer holding Value, for Release (compress.go)
 }

@@ -43,7 +43,7 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 				s.sweep = uint32((slot + 1) % n)
 				en := &s.entries[slot]
 				if en.typ != TypeNone && en.isExpired(now) {
-					e.reclaim(s, slot, maphash.Bytes(e.seed, en.key()))
+					e.reclaim(s, slot, maphash.Bytes(e.seed, en.key()), i/e.perDB)
 					reclaimed++
 				}
 			}

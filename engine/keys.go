@@ -80,7 +80,7 @@ func (d DB) Touch(keys ...[]byte) int {
 		s, h := d.shardOf(k)
 		s.mu.Lock()
 		if slot := d.find(s, k, h, now); slot >= 0 {
-			s.entries[slot].access = d.e.lruNow(now)
+			d.e.onRead(&s.entries[slot], now)
 			n++
 		}
 		s.mu.Unlock()
@@ -97,9 +97,13 @@ type KeyInfo struct {
 	IdleMs   int64 // since the last access
 	CAS      uint64
 	Flags    uint32
+	// Freq is the LFU access counter after decay (OBJECT FREQ); meaningful
+	// under an LFU policy.
+	Freq int64
 	// Value is a string's value, for OBJECT REFCOUNT's shared-integer
-	// check; nil for other types. Immutable and shared: it stays valid and
-	// must not be modified.
+	// check; nil for other types, and for a value stored compressed (never
+	// an integer: compress.go), which Info does not decompress. Immutable
+	// and shared: it stays valid and must not be modified.
 	Value []byte
 }
 
@@ -115,8 +119,8 @@ func (d DB) Info(key []byte) (KeyInfo, bool) {
 	}
 	en := &s.entries[slot]
 	idle := int64(d.e.lruNow(now)-en.access) * 1000
-	info := KeyInfo{Type: en.typ, Encoding: en.enc, ExpireAt: en.expireAt, IdleMs: idle, CAS: en.cas, Flags: en.flags}
-	if en.typ == TypeString {
+	info := KeyInfo{Type: en.typ, Encoding: en.encoding(), ExpireAt: en.expireAt, IdleMs: idle, Freq: d.e.freq(en, now), CAS: en.cas, Flags: en.flags}
+	if en.typ == TypeString && en.codec() == CodecNone {
 		info.Value = en.value()
 	}
 	return info, true
@@ -138,13 +142,20 @@ const (
 // condition held (the EXPIRE reply). An existing key counts as accessed
 // even when the condition fails, as in Redis.
 func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
+	ok, _ := d.ExpireKey(key, at, cond)
+	return ok
+}
+
+// ExpireKey is Expire that also reports whether the key was deleted
+// because at was not after now (Redis's "del" event instead of "expire").
+func (d DB) ExpireKey(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
-		return false
+		return false, false
 	}
 	en := &s.entries[slot]
 	d.touch(en, now)
@@ -154,15 +165,15 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
 		cond&ExpireXX != 0 && cur == 0,
 		cond&ExpireGT != 0 && (cur == 0 || at <= cur),
 		cond&ExpireLT != 0 && cur != 0 && at >= cur:
-		return false
+		return false, false
 	}
 	if at <= now {
 		d.e.removeKey(s, slot, h)
-		return true
+		return true, true
 	}
 	s.setExpire(en, at)
 	d.e.dirty.Add(1)
-	return true
+	return true, false
 }
 
 // Persist removes the key's expiry; it reports whether there was one.
@@ -436,7 +447,7 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 	if agg != nil && !o.move {
 		agg = agg.clone()
 	}
-	kv := joinKV(dst, sen.value())
+	kv := joinKV(dst, sen.value()) // a compressed value is copied as stored
 	slot := ds.insert(dh, kv, len(dst), sen.typ)
 	e.used.Add(memOf(len(kv)))
 	if agg != nil {
@@ -445,9 +456,10 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 		e.used.Add(ds.setAgg(slot, sen.typ, agg))
 	}
 	en := &ds.entries[slot]
-	en.enc, en.flags, en.access = sen.enc, sen.flags, sen.access
+	en.enc, en.flags, en.access, en.evict = sen.enc, sen.flags, sen.access, sen.evict
+	ds.countCompressed(en, 1) // enc keeps the source's codec bits
 	if !o.move {
-		en.access = e.lruNow(now)
+		e.onWrite(en, now)
 	}
 	en.cas = e.nextCAS()
 	if o.keepTTL {
@@ -477,6 +489,7 @@ func (e *Engine) SwapDB(a, b int) {
 	for i := 0; i < e.perDB; i++ {
 		x, y := &e.shards[a*e.perDB+i], &e.shards[b*e.perDB+i]
 		x.shardData, y.shardData = y.shardData, x.shardData
+		x.watched, y.watched = y.watched, x.watched // watches stay with their database
 	}
 	e.dirty.Add(1)
 	e.serveAllLocked(ls.idx) // blocked clients (blocking.go)

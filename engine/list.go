@@ -776,7 +776,14 @@ func (d DB) ListRem(key []byte, count int64, v []byte) (int64, error) {
 // ListTrim is LTRIM: it keeps the elements from start to stop; a range
 // outside the list deletes the key.
 func (d DB) ListTrim(key []byte, start, stop int64) error {
-	_, err := d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
+	_, err := d.ListTrimKey(key, start, stop)
+	return err
+}
+
+// ListTrimKey is ListTrim that also reports whether the key existed (LTRIM
+// reports "ltrim" then).
+func (d DB) ListTrimKey(key []byte, start, stop int64) (found bool, err error) {
+	return d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
 		l := a.(*list)
 		first, n := rangeOf(start, stop, l.n)
 		ltrim, rtrim := first, l.n-first-n
@@ -785,9 +792,8 @@ func (d DB) ListTrim(key []byte, start, stop int64) error {
 		}
 		l.drop(ListLeft, ltrim)
 		l.drop(ListRight, rtrim)
-		return ltrim+rtrim > 0, nil
+		return true, nil // Redis signals the key even when nothing is trimmed (WATCH)
 	})
-	return err
 }
 
 // ListPosOptions are LPOS's RANK, COUNT and MAXLEN; Count < 0 means no
@@ -943,6 +949,10 @@ func (d DB) ListBlockPop(keys [][]byte, end ListEnd, count int, w *Waiter) (*Lis
 		if w != nil {
 			w.typ = TypeList
 			w.take = func(key []byte, a aggregate) { w.result = popCopies(a.(*list), key, end, n) }
+			w.popClass, w.popEvent = ClassList, "lpop"
+			if end == ListRight {
+				w.popEvent = "rpop"
+			}
 			for i := range keys {
 				tx.register(i, w)
 			}

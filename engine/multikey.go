@@ -59,6 +59,9 @@ func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
 		e.removeKey(s, slot, h)
 	}
 	if a.length() == 0 {
+		if existed { // Redis's *STORE reports the destination it deleted
+			tx.d.notifyLater(ClassGeneric, "del", key)
+		}
 		return existed
 	}
 	kv := joinKV(key, nil)
@@ -67,7 +70,7 @@ func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
 	e.used.Add(s.setAgg(slot, typ, a))
 	en := &s.entries[slot]
 	en.cas = e.nextCAS()
-	en.access = e.lruNow(tx.now)
+	e.onWrite(en, tx.now)
 	e.dirty.Add(1)
 	return existed
 }

@@ -928,8 +928,14 @@ func (d DB) SetRandMembers(key []byte, count int64, out MemberSink) (int, error)
 // holds; otherwise a dst of another type is ErrWrongType even when src
 // lacks the member. Moving to the same key only checks membership.
 func (d DB) SetMove(src, dst, member []byte, lim SetLimits) (bool, error) {
-	moved := false
-	err := d.WithKeys([][]byte{src, dst}, func(tx *KeyTx) error {
+	moved, _, err := d.SetMoveAdded(src, dst, member, lim)
+	return moved, err
+}
+
+// SetMoveAdded is SetMove that also reports whether dst gained the member
+// (it may hold it already): Redis's SMOVE reports "sadd" only then.
+func (d DB) SetMoveAdded(src, dst, member []byte, lim SetLimits) (moved, added bool, err error) {
+	err = d.WithKeys([][]byte{src, dst}, func(tx *KeyTx) error {
 		switch tx.Type(0) {
 		case TypeNone:
 			return nil
@@ -954,11 +960,12 @@ func (d DB) SetMove(src, dst, member []byte, lim SetLimits) (bool, error) {
 			return err
 		}
 		_, err := tx.Aggregate(1, TypeSet, newSetValue, func(a aggregate) (bool, error) {
-			return a.(*setValue).add(member, lim), nil
+			added = a.(*setValue).add(member, lim)
+			return added, nil
 		})
 		return err
 	})
-	return moved, err
+	return moved, added, err
 }
 
 // loadSets reads keys[from:] of tx as sets (nil for a missing key),

@@ -23,6 +23,12 @@ type shardData struct {
 	volatile int                  // entries with an expiry
 	mem      int64                // accounted bytes of this shard's entries
 	sweep    uint32               // next slot the active expiry cycle looks at
+	comp     compStats            // compressed values (compress.go)
+	// watched holds the keys clients WATCH, with a generation that every
+	// creation and removal of the key bumps (watch.go); nil when none.
+	// It belongs to the shard's database, not to its data: SWAPDB and
+	// flushes leave it in place.
+	watched map[string]*watchedGen
 }
 
 // lookup returns the slot holding key, or -1. It does not check expiry.
@@ -65,6 +71,9 @@ func (s *shardData) insert(h uint64, kv []byte, keyLen int, typ Type) int {
 	}
 	en := &s.entries[slot]
 	*en = entry{kv: kv, keyLen: uint32(keyLen), typ: typ}
+	if s.watched != nil {
+		s.bumpWatched(kv[:keyLen])
+	}
 	if head, ok := s.index[h]; ok {
 		en.next = head + 1
 	}
@@ -77,6 +86,16 @@ func (s *shardData) insert(h uint64, kv []byte, keyLen int, typ Type) int {
 // remove deletes the entry in slot, whose key hashes to h, and returns the
 // memory it accounted for.
 func (s *shardData) remove(slot int, h uint64) int64 {
+	if s.watched != nil {
+		s.bumpWatched(s.entries[slot].key())
+	}
+	return s.unlink(slot, h)
+}
+
+// unlink is remove for an expired entry: its reclaim is no modification
+// for WATCH (a key expired when watched stays unchanged; one live when
+// watched shows the change by being missing).
+func (s *shardData) unlink(slot int, h uint64) int64 {
 	en := &s.entries[slot]
 	head := s.index[h]
 	if int(head) == slot {
@@ -93,6 +112,7 @@ func (s *shardData) remove(slot int, h uint64) int64 {
 		prev.next = en.next
 	}
 	aggFreed := -s.dropAgg(slot) // already taken off s.mem
+	s.countCompressed(en, -1)
 	freed := memOf(len(en.kv))
 	if en.expireAt != 0 {
 		s.volatile--
@@ -109,6 +129,8 @@ func (s *shardData) remove(slot int, h uint64) int64 {
 func (s *shardData) replaceKV(slot int, kv []byte) int64 {
 	en := &s.entries[slot]
 	delta := memOf(len(kv)) - memOf(len(en.kv))
+	s.countCompressed(en, -1) // the caller sets enc (codec bits) anew
+	en.enc &^= encCodecMask
 	en.kv = kv
 	s.mem += delta
 	return delta
@@ -130,7 +152,7 @@ func (s *shardData) setExpire(en *entry, at int64) {
 // reset empties the shard and returns the memory it accounted for.
 func (s *shardData) reset() int64 {
 	freed := s.mem
-	*s = shardData{}
+	*s = shardData{watched: s.watched}
 	return freed
 }
 

@@ -398,7 +398,8 @@ func (d DB) sortLookup(pattern, subst []byte, now int64) ([]byte, bool) {
 	if en.typ != TypeString {
 		return nil, false
 	}
-	return en.value(), true
+	v, _ := en.plainValue(false) // kept in the sort's items: not pooled
+	return v, true
 }
 
 // sortStrtod parses b as Redis's SORT does: glibc strtod on the bytes up

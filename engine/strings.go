@@ -76,6 +76,10 @@ type SetResult struct {
 	Existed bool   // the key existed before the call
 	Old     Item   // previous value, with GetOld and Existed
 	CAS     uint64 // the new CAS unique when Stored
+	// Expired: stored with an expiry already past, so the key was removed
+	// at once (Redis stores it and expires it on the next access: its
+	// "set", "expire" and "expired" events are the front-end's to send).
+	Expired bool
 }
 
 // Set writes a string value under key.
@@ -123,7 +127,7 @@ func (d DB) setLocked(s *shard, key []byte, h uint64, value []byte, o SetOptions
 		if slot >= 0 {
 			d.e.removeKey(s, slot, h)
 		}
-		res.Stored = true
+		res.Stored, res.Expired = true, true
 		return res, nil
 	}
 	if d.e.overLimit() {
@@ -235,19 +239,20 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 	if o.CAS != 0 && en.cas != o.CAS {
 		return res, nil
 	}
-	old := en.value()
-	if maxLen > 0 && int64(len(old)+len(data)) > maxLen {
+	if maxLen > 0 && int64(en.plainSize()+len(data)) > maxLen {
 		return res, ErrTooLarge
 	}
 	if d.e.overLimit() {
 		return res, ErrOOM
 	}
+	old, buf := en.plainValue(true)
 	value := make([]byte, 0, len(old)+len(data))
 	if o.Prepend {
 		value = append(append(value, data...), old...)
 	} else {
 		value = append(append(value, old...), data...)
 	}
+	putBuf(buf)
 	d.store(s, slot, key, h, value, EncRaw, now)
 	res.Stored, res.Len, res.CAS = true, len(value), en.cas
 	return res, nil
@@ -263,15 +268,19 @@ func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, E
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
-	var old []byte
+	var (
+		old []byte
+		buf *[]byte
+	)
 	if slot >= 0 {
 		en := &s.entries[slot]
 		if en.typ != TypeString {
 			return Item{}, ErrWrongType
 		}
-		old = en.value()
+		old, buf = en.plainValue(true)
 	}
 	value, enc, err := fn(old, slot >= 0)
+	putBuf(buf) // fn does not keep old
 	if err != nil {
 		return Item{}, err
 	}
@@ -378,7 +387,8 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val u
 	if cas != 0 && en.cas != cas {
 		return 0, 0, true, true, nil
 	}
-	old := en.value()
+	old, buf := en.plainValue(true)
+	defer putBuf(buf)
 	cur, ok := parseMemcachedUint(old)
 	if !ok {
 		return 0, 0, true, false, ErrNotInteger
@@ -562,8 +572,9 @@ func (d DB) storeKV(s *shard, slot int, h uint64, kv []byte, keyLen int, enc Enc
 	en := &s.entries[slot]
 	en.typ = TypeString
 	en.enc = enc
+	s.countCompressed(en, 1)
 	en.cas = d.e.nextCAS()
-	en.access = d.e.lruNow(now)
+	d.e.onWrite(en, now)
 	d.e.dirty.Add(1)
 	return slot
 }

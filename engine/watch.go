@@ -2,12 +2,14 @@ package engine
 
 // WATCH: a transaction remembers the state of each watched key and EXEC
 // compares it again, inside the gate, before running anything. Every write
-// through either protocol gives an entry a new CAS, every expiry change
-// bumps its ttlGen, and deletion or logical expiry makes it missing, so a
-// mark that still matches means nobody modified the key, exactly the
-// modifications Redis's signalModifiedKey reports. Writes that change
-// nothing (SADD of a present member) leave the mark alone, as in Redis.
-// The mark costs nothing on the write path: no registry of watchers.
+// through either protocol gives an entry a new CAS and every expiry change
+// bumps its ttlGen; creating or removing a watched key bumps a generation
+// in the shard's small registry of watched keys, so a key created and
+// deleted again between WATCH and EXEC still counts as modified. A mark
+// that still matches means nobody modified the key — exactly the
+// modifications Redis's signalModifiedKey reports; writes that change
+// nothing (SADD of a present member) leave it alone, as in Redis. Shards
+// with no watched key pay one nil check on insert and remove.
 
 // WatchMark is a key's state as WATCH sees it.
 type WatchMark struct {
@@ -15,21 +17,79 @@ type WatchMark struct {
 	cas      uint64
 	expireAt int64
 	ttlGen   uint16
+	gen      uint32
 }
 
-// Watch returns key's mark. A key that has expired but is not reclaimed
-// yet counts as missing, and looking does not reclaim it: Redis's WATCH
-// on an already expired key does not abort the EXEC when the key is later
-// reclaimed, but does when a live key expires in between.
+// watchedGen is a watched key's registry entry.
+type watchedGen struct {
+	refs int32 // watches on the key
+	gen  uint32
+}
+
+// bumpWatched records the creation or removal of key if it is watched.
+func (s *shardData) bumpWatched(key []byte) {
+	if w := s.watched[string(key)]; w != nil {
+		w.gen++
+	}
+}
+
+// Watch registers a watch on key and returns its mark; every Watch needs
+// an Unwatch. A key that has expired but is not reclaimed yet counts as
+// missing, and looking does not reclaim it: Redis's WATCH on an already
+// expired key does not abort the EXEC when the key is later reclaimed, but
+// does when a live key expires in between.
 func (d DB) Watch(key []byte) WatchMark {
 	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.watched == nil {
+		s.watched = map[string]*watchedGen{}
+	}
+	w := s.watched[string(key)]
+	if w == nil {
+		w = &watchedGen{}
+		s.watched[string(key)] = w
+	}
+	w.refs++
+	return d.markLocked(s, key, h, w)
+}
+
+// Unwatch drops one watch on key.
+func (d DB) Unwatch(key []byte) {
+	s, _ := d.shardOf(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.watched[string(key)]
+	if w == nil {
+		return
+	}
+	if w.refs--; w.refs <= 0 {
+		delete(s.watched, string(key))
+		if len(s.watched) == 0 {
+			s.watched = nil
+		}
+	}
+}
+
+// Unchanged reports whether key still has mark: nobody modified it since
+// Watch. The key must still be watched.
+func (d DB) Unchanged(key []byte, mark WatchMark) bool {
+	s, h := d.shardOf(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return d.markLocked(s, key, h, s.watched[string(key)]) == mark
+}
+
+func (d DB) markLocked(s *shard, key []byte, h uint64, w *watchedGen) WatchMark {
+	var m WatchMark
+	if w != nil {
+		m.gen = w.gen
+	}
 	slot := s.lookup(key, h)
-	if slot < 0 || s.entries[slot].isExpired(now) {
-		return WatchMark{}
+	if slot < 0 || s.entries[slot].isExpired(d.e.clock.NowMs()) {
+		return m
 	}
 	en := &s.entries[slot]
-	return WatchMark{exists: true, cas: en.cas, expireAt: en.expireAt, ttlGen: en.ttlGen}
+	m.exists, m.cas, m.expireAt, m.ttlGen = true, en.cas, en.expireAt, en.ttlGen
+	return m
 }

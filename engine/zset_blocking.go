@@ -35,6 +35,10 @@ func (d DB) ZSetBlockPop(keys [][]byte, max bool, count int, w *Waiter) (*ZPopRe
 		if w != nil {
 			w.typ = TypeZSet
 			w.take = func(key []byte, a aggregate) { w.result = zsetPopCopies(a, key, max, n) }
+			w.popClass, w.popEvent = ClassZSet, "zpopmin"
+			if max {
+				w.popEvent = "zpopmax"
+			}
 			for i := range keys {
 				tx.register(i, w)
 			}

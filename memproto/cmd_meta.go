@@ -85,7 +85,7 @@ func (s *session) metaGet(r *Request) {
 	if m.HasTTL {
 		ch := fe.expireChange(m.TTL)
 		newTTL = expiryTrack{at: ch.At, raw: m.TTL}
-		it, ok, _ = db.GetEx(r.Key, ch, false)
+		it, ok, _ = fe.getEx(db, r.Key, ch)
 	} else {
 		it, ok, _ = db.Get(r.Key)
 	}
@@ -189,6 +189,7 @@ func (s *session) metaGet(r *Request) {
 		b = append(b, it.Value...)
 		b = append(b, '\r', '\n')
 	}
+	it.Release() // copied out: a decompression buffer goes back
 	s.out = b
 }
 
@@ -219,6 +220,7 @@ func (fe *Frontend) vivify(r *Request, value []byte, viv, ttl expiryTrack) (bool
 		return false, it, ok
 	}
 	fe.stats.totalItems.Add(1)
+	fe.notifyStored(r.Key, mode, res.Expired)
 	return true, engine.Item{Value: value, CAS: res.CAS, ExpireAt: at, Type: engine.TypeString}, true
 }
 
@@ -309,6 +311,7 @@ func (fe *Frontend) storeStale(r *Request, exptime int32) (storeStatus, uint64, 
 		return statusExists, 0, nil
 	}
 	fe.stats.totalItems.Add(1)
+	fe.notify(engine.ClassString, "set", r.Key)
 	fe.marks.set(sh, r.Key, mark{cas: res.CAS, stale: true, won: old.won}, fe.markLive)
 	return statusStored, res.CAS, nil
 }
@@ -332,6 +335,7 @@ func (s *session) metaDelete(r *Request) {
 		existed, deleted := fe.db.DeleteIf(r.Key, m.CompareCAS)
 		switch {
 		case deleted:
+			fe.deleted(r.Key)
 			code = "HD"
 		case existed:
 			code = "EX"
@@ -341,6 +345,7 @@ func (s *session) metaDelete(r *Request) {
 	default:
 		code = "NF"
 		if fe.db.Delete(r.Key) > 0 {
+			fe.deleted(r.Key)
 			code = "HD"
 		}
 	}
@@ -376,7 +381,9 @@ func (fe *Frontend) invalidate(r *Request) string {
 	}
 	it, ok, err := db.Get(r.Key)
 	if err == engine.ErrWrongType {
-		db.Delete(r.Key)
+		if db.Delete(r.Key) > 0 {
+			fe.deleted(r.Key)
+		}
 		return "HD"
 	}
 	if !ok {
@@ -386,9 +393,13 @@ func (fe *Frontend) invalidate(r *Request) string {
 	if m.HasTTL {
 		o.TTL, o.ExpireAt = fe.ttlMode(m.TTL)
 	}
+	now := fe.clock.NowMs()
 	res, err := db.Set(r.Key, it.Value, o)
 	if err != nil || !res.Stored {
 		return "EX"
+	}
+	if m.HasTTL { // the item stays: only its expiry changed
+		fe.notifyExpiry(r.Key, engine.ExpireChange{Mode: o.TTL, At: o.ExpireAt}, it.ExpireAt != 0, now)
 	}
 	if res.CAS != 0 {
 		fe.carryBits(it.CAS, res.CAS)

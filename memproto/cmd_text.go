@@ -78,7 +78,7 @@ func (s *session) retrieve(r *Request, variant int) {
 		var it engine.Item
 		var ok bool
 		if touch {
-			it, ok, _ = fe.db.GetEx(key, change, false)
+			it, ok, _ = fe.getEx(fe.db, key, change)
 			fe.stats.cmdTouch.Add(1)
 			if ok {
 				fe.stats.touchHits.Add(1)
@@ -98,6 +98,7 @@ func (s *session) retrieve(r *Request, variant int) {
 		if ok {
 			fe.fetched.mark(it.CAS)
 			s.appendValue(key, &it, variant&retrWithCAS != 0)
+			it.Release() // copied out: a decompression buffer goes back
 		}
 	}
 	if r.BadKey >= 0 {
@@ -180,6 +181,7 @@ func (fe *Frontend) storeItem(key, data []byte, op storeOp, flags uint32, exptim
 			return 0, 0, err
 		case res.Stored:
 			fe.stats.totalItems.Add(1)
+			fe.notify(engine.ClassString, "append", key)
 			return statusStored, res.CAS, nil
 		case res.Existed:
 			return statusExists, 0, nil // a CAS given with ms MA/MP that does not match
@@ -216,6 +218,7 @@ func (fe *Frontend) storeItem(key, data []byte, op storeOp, flags uint32, exptim
 		return statusNotStored, 0, nil
 	}
 	fe.stats.totalItems.Add(1)
+	fe.notifyStored(key, mode, res.Expired)
 	return statusStored, res.CAS, nil
 }
 
@@ -234,8 +237,8 @@ func (fe *Frontend) maxValueLen(key []byte) int64 {
 func (fe *Frontend) storeError(key []byte, dropOld bool, err error) string {
 	if err == engine.ErrOOM {
 		fe.stats.storeNoMemory.Add(1)
-		if dropOld {
-			fe.db.Delete(key)
+		if dropOld && fe.db.Delete(key) > 0 {
+			fe.deleted(key)
 		}
 		return errOOMStore
 	}
@@ -283,6 +286,7 @@ func (s *session) delete(r *Request) {
 	fe := s.fe
 	fe.prefixes.recordDelete(r.Key)
 	if fe.db.Delete(r.Key) > 0 {
+		fe.deleted(r.Key)
 		fe.stats.deleteHits.Add(1)
 		s.line(r, replyDeleted)
 		return
@@ -308,7 +312,7 @@ func (s *session) touch(r *Request) {
 // touchKey applies an expiry change to key, whatever its type, and reports
 // whether the key existed.
 func (fe *Frontend) touchKey(key []byte, ch engine.ExpireChange) bool {
-	it, ok, err := fe.db.GetEx(key, ch, false)
+	it, ok, err := fe.getEx(fe.db, key, ch)
 	if err != engine.ErrWrongType {
 		if ok {
 			fe.fetched.mark(it.CAS) // memcached's touch counts as a fetch
@@ -316,9 +320,18 @@ func (fe *Frontend) touchKey(key []byte, ch engine.ExpireChange) bool {
 		return ok
 	}
 	if ch.Mode == engine.TTLSet {
-		return fe.db.Expire(key, ch.At, 0)
+		ok, deleted := fe.db.ExpireKey(key, ch.At, 0)
+		switch {
+		case deleted:
+			fe.deleted(key)
+		case ok:
+			fe.notify(engine.ClassGeneric, "expire", key)
+		}
+		return ok
 	}
-	fe.db.Persist(key)
+	if fe.db.Persist(key) {
+		fe.notify(engine.ClassGeneric, "persist", key)
+	}
 	return fe.db.Exists(key) > 0
 }
 
@@ -331,6 +344,9 @@ func (fe *Frontend) touchKey(key []byte, ch engine.ExpireChange) bool {
 func (fe *Frontend) incr(key []byte, delta uint64, decr bool, cas uint64, pinned bool) (val, newCAS uint64, found, mismatch bool, err error) {
 	info, had := fe.db.Info(key)
 	val, newCAS, found, mismatch, err = fe.db.IncrUnsigned(key, delta, decr, cas)
+	if found && !mismatch && err == nil {
+		fe.notify(engine.ClassString, "incrby", key)
+	}
 	if !had || !found || mismatch || err != nil {
 		return
 	}

@@ -44,6 +44,25 @@
 //	touch                      expiry changed, TOUCHED
 //	flush_all                  deleted with the rest of database 0
 //
+// # Keyspace notifications
+//
+// Writes publish, in database 0, the keyspace events (notify-keyspace-events)
+// of the Redis command that does the same (notify.go), so a Redis client
+// subscribed to __keyspace@0__:* sees memcached's writes:
+//
+//	set add replace cas, ms    "set", then "expire" when stored with an exptime
+//	mg N, ma N (creating)      (then "expired" for an exptime already past)
+//	append prepend, ms MA MP   "append"
+//	incr decr ma               "incrby"
+//	touch gat gats, mg T       "expire" (a new time), "del" (a time already
+//	md I with T                past: the key went), "persist" (exptime 0 on
+//	                           a key that had an expiry), as GETEX does
+//	delete md                  "del"; also a set refused as too large or out
+//	                           of memory, which drops the old value
+//	flush_all                  none, as FLUSHALL
+//
+// Keys that expire report "expired" whichever protocol reads them.
+//
 // # Where Tandem differs from memcached
 //
 //   - Items carry no slab class: me shows cls=1. memcached's per-item

@@ -105,6 +105,11 @@ func (s *session) exec(r *Request) {
 	if r.Err != "" {
 		s.refuse(r)
 	} else {
+		if r.Cmd.grows() {
+			// Make room first; under noeviction (or with nothing to evict)
+			// the engine's write then refuses with ErrOOM.
+			s.fe.eng.FreeMemory()
+		}
 		r.Cmd.run(s, r)
 		flushes = r.Cmd.flushes
 	}
@@ -155,7 +160,9 @@ func (s *session) refuse(r *Request) {
 		s.fe.stats.storeTooLarge.Add(1)
 		if r.Cmd.name == "set" || r.Cmd.shape == shapeMetaSet {
 			// memcached drops the old value rather than leave it stale.
-			s.fe.db.Delete(r.Key)
+			if s.fe.db.Delete(r.Key) > 0 {
+				s.fe.deleted(r.Key)
+			}
 		}
 	case r.Err == errBadDataChunk:
 		s.fe.stats.cmdSet.Add(1)

@@ -151,7 +151,7 @@ func (fe *Frontend) generalStats(w *statsWriter) {
 	w.int("auth_errors", 0)
 	w.int("bytes_read", c.bytesRead.Load())
 	w.int("bytes_written", c.bytesWritten.Load())
-	w.int("limit_maxbytes", fe.cfg.MaxMemory())
+	w.int("limit_maxbytes", fe.cfg.MaxMemory()) // maxmemory: chosen at start when not configured, 0 when unlimited
 	w.int("accepting_conns", 1)
 	w.int("listen_disabled_num", 0)
 	w.int("time_in_listen_disabled_us", 0)
@@ -165,14 +165,19 @@ func (fe *Frontend) generalStats(w *statsWriter) {
 		"round_robin_fallback"} {
 		w.int(name, 0)
 	}
-	w.int("bytes", fe.eng.UsedMemory())
+	w.int("bytes", fe.eng.UsedMemory()) // INFO's used_memory
 	w.int("curr_items", int64(fe.db.Size()))
 	w.int("total_items", c.totalItems.Load())
 	w.int("slab_global_page_pool", 0)
+	// expired_unfetched and evicted_unfetched need a per-entry "fetched"
+	// bit the engine does not keep yet; evicted_active needs memcached's
+	// segmented LRU. Reported as 0 until then.
 	w.int("expired_unfetched", 0)
 	w.int("evicted_unfetched", 0)
 	w.int("evicted_active", 0)
 	w.int("evictions", es.EvictedKeys)
+	// memcached counts the entries whose memory an expired one gave back;
+	// here every expired key removed frees its memory.
 	w.int("reclaimed", es.ExpiredKeys)
 	for _, name := range []string{"crawler_reclaimed", "crawler_items_checked", "lrutail_reflocked",
 		"moves_to_cold", "moves_to_warm", "moves_within_lru", "direct_reclaims", "lru_bumps_dropped"} {

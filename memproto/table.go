@@ -33,6 +33,16 @@ type command struct {
 	flushes bool
 }
 
+// grows reports whether the command may store more data, so maxmemory
+// eviction must make room before it runs.
+func (c *command) grows() bool {
+	switch c.shape {
+	case shapeStore, shapeStoreCAS, shapeArith, shapeMetaSet, shapeMetaArith:
+		return true
+	}
+	return false
+}
+
 // commandTable maps a command name, exactly as sent (memcached commands
 // are case-sensitive), to its entry. Each family declares its commands in
 // one function; to find a command's handler, open the family's file.

@@ -138,7 +138,9 @@ func (c *Client) unblock() {
 	if b.timer != nil {
 		b.timer.Stop()
 	}
-	b.w.Done()
+	if b.w != nil {
+		b.w.Done()
+	}
 	c.blk = nil
 	c.blocked.Store(notBlocked)
 }
@@ -148,7 +150,9 @@ func (c *Client) abortBlocked() {
 	if c.blk == nil {
 		return
 	}
-	c.blk.w.Cancel()
+	if c.blk.w != nil {
+		c.blk.w.Cancel()
+	}
 	c.unblock()
 }
 

@@ -20,6 +20,7 @@ type Client struct {
 	parser *Parser
 	w      Writer
 	db     engine.DB
+	events engine.EventQueue // keyspace events for after the command's own (notify.go)
 	// authenticated is false until AUTH/HELLO succeeds when requirepass is
 	// set at connect time.
 	authenticated bool
@@ -53,11 +54,17 @@ type Client struct {
 	// runs inside an exclusive section (EXEC, a script), which nested
 	// sections join rather than take again.
 	outsideGate, inExclusive bool
+	// gateHeld: this Serve is inside the gate (shared).
+	gateHeld bool
 
 	// Transaction state, loop-local (cmd_multi.go): tx is the open MULTI,
 	// watched the keys WATCH marked.
 	tx      *txState
 	watched []watchedKey
+
+	// ps is the client's pub/sub state once it subscribed
+	// (pubsub_client.go); loop-local, set under mu for kill().
+	ps *subscriber
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -74,21 +81,27 @@ func newClient(f *Frontend, p server.Peer) *Client {
 // selectDB switches the client's database.
 func (c *Client) selectDB(n int) {
 	noTouch := c.db.NoTouch
-	c.db = c.fe.eng.DB(n)
+	c.db = c.fe.eng.DB(n).WithEvents(&c.events)
 	c.db.NoTouch = noTouch
 	c.dbNum.Store(int32(n))
 }
 
-// Serve implements server.Session: parse and run every complete command in
-// in, appending replies to out.
-func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
+// serve parses and runs every complete command in in, appending replies to
+// out: Serve (pubsub_client.go) without the pub/sub outbox.
+func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 	if c.isKilled() { // CLIENT KILL from another connection: run nothing more
 		return len(in), out, true
 	}
 	c.w.Buf = out
 	gate := c.fe.eng.Gate()
 	if gate.Enter() {
-		defer gate.Leave()
+		c.gateHeld = true
+		defer func() {
+			if c.gateHeld { // a long script may have left it (exclusive.go)
+				gate.Leave()
+				c.gateHeld = false
+			}
+		}()
 	} else {
 		// A busy script holds the keyspace: answer BUSY, run only what
 		// may run beside it (busy.go).
@@ -119,6 +132,7 @@ func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
 			c.execReply(args)
 		}
 	}
+	c.events.Flush() // events of a blocking command that finished
 	c.fe.stats.netInput.Add(int64(consumed))
 	c.fe.stats.netOutput.Add(int64(len(c.w.Buf) - len(out)))
 	return consumed, c.w.Buf, c.closeAfter
@@ -127,12 +141,15 @@ func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
 // Closed implements server.Session.
 func (c *Client) Closed() {
 	c.abortBlocked()
+	c.unwatch()
+	c.events.Flush()
+	c.dropSubscriptions()
 	c.fe.clients.Delete(c.id)
 }
 
 // IdleExempt tells the server's idle sweep to spare this client: blocked
-// clients are (pub/sub ones will be), as in Redis.
-func (c *Client) IdleExempt() bool { return c.blocked.Load() != notBlocked }
+// and subscribed clients are, as in Redis.
+func (c *Client) IdleExempt() bool { return c.blocked.Load() != notBlocked || c.isPubSub() }
 
 // exec runs one command: lookup, arity, auth, then the handler.
 func (c *Client) exec(args [][]byte) {
@@ -166,6 +183,12 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, ErrOOM)
 		return
 	}
+	if c.ps != nil {
+		if msg := c.pubsubDenied(cmd); msg != "" { // RESP2 subscribe mode
+			c.reject(cmd, msg)
+			return
+		}
+	}
 	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {
 		c.reject(cmd, fe.busyError())
 		return
@@ -178,6 +201,7 @@ func (c *Client) exec(args [][]byte) {
 	start := time.Now()
 	before := len(c.w.Buf)
 	cmd.Run(c, args)
+	c.events.Flush() // keyspace events for after the command's own (notify.go)
 	cmd.stats.calls.Add(1)
 	fe.stats.commands.Add(1) // as Redis: executed commands only, counted after they ran
 	cmd.stats.usec.Add(time.Since(start).Microseconds())
@@ -198,6 +222,9 @@ func (c *Client) execReply(args [][]byte) {
 	if c.replyOff || c.replySkip {
 		c.w.Buf = c.w.Buf[:mark]
 	}
+	if c.ps != nil && c.ps.active {
+		c.afterCommand(mark) // pushes and messages go before the reply
+	}
 	c.replySkip, c.replySkipNext = c.replySkipNext, false
 }
 
@@ -206,12 +233,6 @@ func (c *Client) isKilled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.killed
-}
-
-// overMemory reports whether denyoom commands must be refused.
-func (f *Frontend) overMemory() bool {
-	max := f.cfg.MaxMemory()
-	return max > 0 && f.eng.UsedMemory() > max
 }
 
 // engineError writes the reply for an error the engine returned.

@@ -58,10 +58,13 @@ func cmdSetBit(c *Client, args [][]byte) {
 		c.w.Error(ErrBitValue)
 		return
 	}
-	old, err := c.db.SetBit(args[1], off, int(on))
+	old, changed, err := c.db.SetBitChanged(args[1], off, int(on))
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if changed {
+		c.notify(evString, "setbit", args[1])
 	}
 	c.w.Int(int64(old))
 }
@@ -203,6 +206,9 @@ func cmdBitOp(c *Client, args [][]byte) {
 		c.engineError(err)
 		return
 	}
+	if n > 0 { // an empty result deleted the destination: "del" if it existed
+		c.notify(evString, "set", args[2])
+	}
 	c.w.Int(int64(n))
 }
 
@@ -280,10 +286,14 @@ func (c *Client) bitField(args [][]byte, readOnly bool) {
 			return
 		}
 		var err error
-		results, err = c.db.BitField(args[1], ops, make([]engine.BitFieldResult, 0, len(ops)))
+		var modified bool
+		results, modified, err = c.db.BitFieldChanged(args[1], ops, make([]engine.BitFieldResult, 0, len(ops)))
 		if err != nil {
 			c.engineError(err)
 			return
+		}
+		if modified {
+			c.notify(evString, "setbit", args[1])
 		}
 	}
 	c.w.Array(len(results))

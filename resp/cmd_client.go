@@ -241,9 +241,15 @@ func clientTypeByName(b []byte) (string, bool) {
 	return "", false
 }
 
-// clientType is the client's type. Tandem has no replication, and pub/sub
-// clients are not there yet, so every client is normal.
-func (c *Client) clientType() string { return clientNormal }
+// clientType is the client's type: pubsub while it has a subscription
+// (RESP3 ones included, as Redis), else normal (Tandem has no
+// replication). Any goroutine.
+func (c *Client) clientType() string {
+	if c.isPubSub() {
+		return clientPubSub
+	}
+	return clientNormal
+}
 
 // cmdClientList is CLIENT LIST [TYPE type | ID id [id ...]]: one filter
 // only, as redis 7.0. ID lists clients in argument order, repeats included.
@@ -297,8 +303,12 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	name, libName, libVer := c.name, c.libName, c.libVer
 	noEvict, noTouch := c.noEvict, c.noTouch
 	c.mu.Unlock()
+	nSub, nPSub, nSSub := c.pubsubCounts()
 
 	flags := make([]byte, 0, 4)
+	if nSub+nPSub+nSSub > 0 {
+		flags = append(flags, 'P')
+	}
 	if noEvict {
 		flags = append(flags, 'e')
 	}
@@ -330,9 +340,9 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	field("idle", itoa(int64(c.peer.Idle()/time.Second)))
 	field("flags", string(flags))
 	field("db", itoa(int64(c.dbNum.Load())))
-	field("sub", "0")
-	field("psub", "0")
-	field("ssub", "0")
+	field("sub", itoa(int64(nSub)))
+	field("psub", itoa(int64(nPSub)))
+	field("ssub", itoa(int64(nSSub)))
 	field("multi", "-1")
 	field("qbuf", "0")
 	field("qbuf-free", "0")
@@ -465,5 +475,6 @@ func (c *Client) kill() {
 	c.killed = true
 	c.mu.Unlock()
 	c.fe.clients.Delete(c.id)
+	c.dropSubscriptions() // at once, as Redis frees the client at once
 	c.peer.Close()
 }

@@ -105,6 +105,8 @@ func aclCategories(cmd *Command) []string { return cmd.ACLCategories() }
 // update variable_flags", DEL "RM delete", MSET "OW update").
 func keySpecFlags(cmd *Command) []string {
 	switch {
+	case cmd.Flags&FlagPubSub != 0: // SSUBSCRIBE's shard channels: not keys
+		return []string{"not_key"}
 	case cmd.Flags&FlagWrite != 0:
 		return []string{"RW", "update"}
 	case cmd.Flags&FlagReadonly != 0:
@@ -292,7 +294,7 @@ func (c *Client) getKeysTarget(args [][]byte) (*Command, []int, bool) {
 	case cmd == nil:
 		c.w.Error(ErrInvalidCommand)
 		return nil, nil, false
-	case cmd.FirstKey == 0 && cmd.Keys == nil:
+	case cmd.FirstKey == 0 && cmd.Keys == nil, cmd.Flags&FlagPubSub != 0: // only not_key specs
 		c.w.Error(ErrNoKeyArgs)
 		return nil, nil, false
 	case !cmd.arityOK(len(target)):

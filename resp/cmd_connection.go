@@ -23,6 +23,9 @@ func connectionCommands() []*Command {
 }
 
 func cmdPing(c *Client, args [][]byte) {
+	if len(args) <= 2 && c.ps != nil && c.pubsubPing(args) { // RESP2 subscribe mode
+		return
+	}
 	switch len(args) {
 	case 1:
 		c.w.Status("PONG")
@@ -157,6 +160,9 @@ func cmdHello(c *Client, args [][]byte) {
 
 // setProto switches the protocol replies are written in (2 or 3).
 func (c *Client) setProto(v int) {
+	if c.ps != nil && v != c.w.Proto {
+		c.pubsubSetProto(v) // queued messages keep their protocol
+	}
 	c.w.Proto = v
 	c.proto.Store(int32(v))
 }
@@ -188,6 +194,7 @@ func (f *Frontend) databases() int {
 // client library, not the session.
 func cmdReset(c *Client, _ [][]byte) {
 	c.discard()
+	c.resetPubSub()
 	c.selectDB(0)
 	c.setProto(2)
 	c.setAuthenticated(c.fe.cfg.RequirePass() == "")

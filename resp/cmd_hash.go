@@ -71,6 +71,9 @@ func cmdHSet(c *Client, args [][]byte) {
 		return
 	}
 	added, err := c.db.HSet(args[1], args[2:], c.hashLimits())
+	if err == nil {
+		c.notify(evHash, "hset", args[1])
+	}
 	switch {
 	case err != nil:
 		c.hashError(err)
@@ -86,6 +89,9 @@ func cmdHSetNX(c *Client, args [][]byte) {
 	if err != nil {
 		c.hashError(err)
 		return
+	}
+	if set {
+		c.notify(evHash, "hset", args[1])
 	}
 	c.w.Int(int01(set))
 }
@@ -175,6 +181,9 @@ func cmdHDel(c *Client, args [][]byte) {
 		c.hashError(err)
 		return
 	}
+	if n > 0 {
+		c.notify(evHash, "hdel", args[1])
+	}
 	c.w.Int(int64(n))
 }
 
@@ -221,6 +230,7 @@ func cmdHIncrBy(c *Client, args [][]byte) {
 		c.hashError(err)
 		return
 	}
+	c.notify(evHash, "hincrby", args[1])
 	c.w.Int(n)
 }
 
@@ -243,6 +253,7 @@ func cmdHIncrByFloat(c *Client, args [][]byte) {
 		c.hashError(err)
 		return
 	}
+	c.notify(evHash, "hincrbyfloat", args[1])
 	c.w.Bulk(v)
 }
 

@@ -40,6 +40,9 @@ func (c *Client) hllError(err error) {
 // created), else 0.
 func cmdPFAdd(c *Client, args [][]byte) {
 	changed, err := c.db.PFAdd(args[1], args[2:], hllSparseMaxBytes)
+	if err == nil && changed {
+		c.notify(evString, "pfadd", args[1])
+	}
 	switch {
 	case err != nil:
 		c.hllError(err)
@@ -75,5 +78,6 @@ func cmdPFMerge(c *Client, args [][]byte) {
 		c.hllError(err)
 		return
 	}
+	c.notify(evString, "pfadd", args[1])
 	c.w.Status("OK")
 }

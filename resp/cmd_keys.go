@@ -51,7 +51,16 @@ func keyCommands() []*Command {
 // cmdDel is DEL and UNLINK: the engine frees values without blocking the
 // loop either way, so UNLINK needs no thread of its own.
 func cmdDel(c *Client, args [][]byte) {
-	c.w.Int(int64(c.db.Delete(args[1:]...)))
+	// One key at a time, as Redis: a key's "del" comes before the next
+	// key's lazy "expired".
+	n := 0
+	for _, k := range args[1:] {
+		if c.db.Delete(k) > 0 {
+			n++
+			c.notify(evGeneric, "del", k)
+		}
+	}
+	c.w.Int(int64(n))
 }
 
 // cmdExists counts a key given twice twice, as Redis does.
@@ -114,7 +123,14 @@ func expireGeneric(c *Client, args [][]byte, name string, base int64, seconds bo
 		return
 	}
 	when += base
-	c.w.Int(int01(c.db.Expire(args[1], when, cond)))
+	ok, deleted := c.db.ExpireKey(args[1], when, cond)
+	switch {
+	case deleted:
+		c.notify(evGeneric, "del", args[1])
+	case ok:
+		c.notify(evGeneric, "expire", args[1])
+	}
+	c.w.Int(int01(ok))
 }
 
 func cmdTTL(c *Client, args [][]byte)         { ttlGeneric(c, args[1], false, false) }
@@ -158,7 +174,11 @@ func (c *Client) countLookup(hit bool) {
 }
 
 func cmdPersist(c *Client, args [][]byte) {
-	c.w.Int(int01(c.db.Persist(args[1])))
+	ok := c.db.Persist(args[1])
+	if ok {
+		c.notify(evGeneric, "persist", args[1])
+	}
+	c.w.Int(int01(ok))
 }
 
 func cmdType(c *Client, args [][]byte) {
@@ -275,6 +295,7 @@ func cmdRename(c *Client, args [][]byte) {
 		c.engineError(err)
 		return
 	}
+	c.notifyRename(args[1], args[2])
 	c.w.Status("OK")
 }
 
@@ -284,6 +305,9 @@ func cmdRenameNX(c *Client, args [][]byte) {
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if done {
+		c.notifyRename(args[1], args[2])
 	}
 	c.w.Int(int01(done))
 }
@@ -314,12 +338,15 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Error(ErrSameObject)
 		return
 	}
-	dst := c.fe.eng.DB(dstNum)
+	dst := c.fe.eng.DB(dstNum).WithEvents(&c.events)
 	dst.NoTouch = c.db.NoTouch
 	done, err := c.db.Copy(args[1], dst, args[2], replace)
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if done {
+		dst.Notify(evGeneric, "copy_to", args[2])
 	}
 	c.w.Int(int01(done))
 }
@@ -347,12 +374,16 @@ func cmdMove(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	dst := c.fe.eng.DB(n)
+	dst := c.fe.eng.DB(n).WithEvents(&c.events)
 	dst.NoTouch = c.db.NoTouch
 	done, err := c.db.Move(args[1], dst)
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if done {
+		c.notify(evGeneric, "move_from", args[1])
+		dst.Notify(evGeneric, "move_to", args[1])
 	}
 	c.w.Int(int01(done))
 }
@@ -395,9 +426,6 @@ func lruPolicy(p conf.MaxMemoryPolicy) bool {
 	return p == conf.VolatileLRU || p == conf.AllKeysLRU
 }
 
-// lfuInitVal is Redis's LFU_INIT_VAL, the counter of a new key.
-const lfuInitVal = 5
-
 // cmdObjectFreq needs an LFU policy. The engine keeps an access time but
 // no LFU counter, so the reply is Redis's counter for a key that was
 // written and not read since: LFU_INIT_VAL decayed by one per
@@ -411,11 +439,7 @@ func cmdObjectFreq(c *Client, args [][]byte) {
 		c.w.Error(ErrLFUNotSelected)
 		return
 	}
-	counter := int64(lfuInitVal)
-	if decay := int64(c.fe.cfg.LFUDecayTime()); decay > 0 {
-		counter = max(counter-info.IdleMs/60000/decay, 0)
-	}
-	c.w.Int(counter)
+	c.w.Int(info.Freq)
 }
 
 // cmdObjectIdletime replies whole seconds since the last access; under an

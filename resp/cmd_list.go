@@ -103,6 +103,9 @@ func (c *Client) push(args [][]byte, end engine.ListEnd, onlyIfExists bool) {
 		c.listError(err)
 		return
 	}
+	if n > 0 {
+		c.notify(evList, pushEvent(end), args[1])
+	}
 	c.w.Int(int64(n))
 }
 
@@ -137,6 +140,9 @@ func (c *Client) pop(args [][]byte, end engine.ListEnd) {
 		}
 		popped = true
 	})
+	if popped {
+		c.notify(evList, popEvent(end), args[1])
+	}
 	switch {
 	case err != nil:
 		c.listError(err)
@@ -228,6 +234,7 @@ func cmdLSet(c *Client, args [][]byte) {
 		c.listError(err)
 		return
 	}
+	c.notify(evList, "lset", args[1])
 	c.w.Status("OK")
 }
 
@@ -248,6 +255,9 @@ func cmdLInsert(c *Client, args [][]byte) {
 		c.listError(err)
 		return
 	}
+	if n > 0 {
+		c.notify(evList, "linsert", args[1])
+	}
 	c.w.Int(int64(n))
 }
 
@@ -262,6 +272,9 @@ func cmdLRem(c *Client, args [][]byte) {
 		c.listError(err)
 		return
 	}
+	if n > 0 {
+		c.notify(evList, "lrem", args[1])
+	}
 	c.w.Int(n)
 }
 
@@ -275,9 +288,13 @@ func cmdLTrim(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	if err := c.db.ListTrim(args[1], start, stop); err != nil {
+	found, err := c.db.ListTrimKey(args[1], start, stop)
+	if err != nil {
 		c.listError(err)
 		return
+	}
+	if found {
+		c.notify(evList, "ltrim", args[1])
 	}
 	c.w.Status("OK")
 }
@@ -363,6 +380,7 @@ func (c *Client) move(src, dst []byte, from, to engine.ListEnd) {
 	case v == nil:
 		c.w.Null()
 	default:
+		c.notifyMove(src, dst, from, to)
 		c.w.Bulk(v)
 	}
 }
@@ -417,14 +435,19 @@ func cmdLMPop(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
+	var popped []byte
 	found, err := c.db.ListMPop(m.keys, m.end, int(m.count), func(key []byte, total, i int, v []byte) {
 		if i == 0 {
 			c.w.Array(2)
 			c.w.Bulk(key)
 			c.w.Array(total)
+			popped = key
 		}
 		c.w.Bulk(v)
 	})
+	if popped != nil {
+		c.notify(evList, popEvent(m.end), popped)
+	}
 	switch {
 	case err != nil:
 		c.listError(err)
@@ -477,6 +500,7 @@ func (c *Client) listBlockPop(keys [][]byte, end engine.ListEnd, count int64, ti
 		if w != nil {
 			w.Done()
 		}
+		c.notify(evList, popEvent(end), res.Key)
 		c.writePopResult(res, count)
 	case w == nil:
 		c.w.NullArray()
@@ -545,6 +569,7 @@ func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout 
 		case err != nil:
 			c.listError(err)
 		case v != nil:
+			c.notifyMove(src, dst, from, to)
 			c.w.Bulk(v)
 		default:
 			return false

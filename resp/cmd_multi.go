@@ -1,6 +1,8 @@
 package resp
 
 import (
+	"strings"
+
 	"github.com/tandemkv/tandem/engine"
 )
 
@@ -77,21 +79,21 @@ func copyArgs(args [][]byte) [][]byte {
 }
 
 // reject answers a command refused before it ran, flagging an open
-// transaction; a refused EXEC discards it (Redis's execCommandAbort).
+// transaction. A refused EXEC, inside MULTI or not, discards the
+// transaction with its reason, as Redis's execCommandAbort ("ERR " left
+// out, other codes kept).
 func (c *Client) reject(cmd *Command, msg string) {
 	if cmd != nil {
 		cmd.stats.rejected.Add(1)
 	}
-	if c.tx == nil {
-		c.w.Error(msg)
-		return
-	}
 	if cmd != nil && cmd.Name == "exec" {
 		c.discard()
-		c.w.Error("EXECABORT Transaction discarded because of: " + msg)
+		c.w.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR "))
 		return
 	}
-	c.tx.aborted = true
+	if c.tx != nil {
+		c.tx.aborted = true
+	}
 	c.w.Error(msg)
 }
 
@@ -181,14 +183,19 @@ func cmdUnwatch(c *Client, _ [][]byte) {
 }
 
 // unwatch forgets every watched key.
-func (c *Client) unwatch() { c.watched = c.watched[:0] }
+func (c *Client) unwatch() {
+	for _, wk := range c.watched {
+		wk.db.Unwatch([]byte(wk.key))
+	}
+	c.watched = c.watched[:0]
+}
 
 // watchIntact reports whether no watched key changed since WATCH. It runs
 // inside the exclusive section, so nothing can change them before the
 // queue runs.
 func (c *Client) watchIntact() bool {
 	for _, wk := range c.watched {
-		if wk.db.Watch([]byte(wk.key)) != wk.mark {
+		if !wk.db.Unchanged([]byte(wk.key), wk.mark) {
 			return false
 		}
 	}

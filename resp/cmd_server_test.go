@@ -83,7 +83,7 @@ func TestConfig(t *testing.T) {
 		{argv("CONFIG", "SET", "maxmemory"), "-ERR wrong number of arguments for 'config|set' command\r\n"},
 		{argv("CONFIG", "SET", "maxmemory", "1", "hz"), "-ERR syntax error\r\n"},
 		{argv("CONFIG", "SET", "nosuch", "1"), "-ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'\r\n"},
-		{argv("CONFIG", "SET", "maxmemory-policy", "sometimes"), "-ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction\r\n"},
+		{argv("CONFIG", "SET", "maxmemory-policy", "sometimes"), "-ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction, allkeys-s3fifo\r\n"},
 		{argv("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"), "+OK\r\n"},
 		{argv("CONFIG", "GET", "maxmemory-policy"), "*2\r\n$16\r\nmaxmemory-policy\r\n$11\r\nallkeys-lru\r\n"},
 		{argv("CONFIG", "REWRITE"), "-ERR The server is running without a config file\r\n"},

@@ -83,6 +83,9 @@ func cmdSAdd(c *Client, args [][]byte) {
 		c.engineError(err)
 		return
 	}
+	if n > 0 {
+		c.notify(evSet, "sadd", args[1])
+	}
 	c.w.Int(int64(n))
 }
 
@@ -91,6 +94,9 @@ func cmdSRem(c *Client, args [][]byte) {
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if n > 0 {
+		c.notify(evSet, "srem", args[1])
 	}
 	c.w.Int(int64(n))
 }
@@ -154,6 +160,7 @@ func cmdSPop(c *Client, args [][]byte) {
 		case !ok:
 			c.w.Null()
 		default:
+			c.notify(evSet, "spop", args[1])
 			c.w.Bulk(m)
 		}
 		return
@@ -169,6 +176,9 @@ func cmdSPop(c *Client, args [][]byte) {
 	}
 	start := len(c.w.Buf)
 	n, err := c.db.SetPop(args[1], uint64(count), c.setLimits(), c.members())
+	if err == nil && n > 0 {
+		c.notify(evSet, "spop", args[1])
+	}
 	c.finishMembers(start, n, err, true)
 }
 
@@ -207,10 +217,17 @@ func cmdSRandMember(c *Client, args [][]byte) {
 }
 
 func cmdSMove(c *Client, args [][]byte) {
-	moved, err := c.db.SetMove(args[1], args[2], args[3], c.setLimits())
+	moved, added, err := c.db.SetMoveAdded(args[1], args[2], args[3], c.setLimits())
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if moved && string(args[1]) != string(args[2]) {
+		c.notify(evSet, "srem", args[1])
+		c.events.Flush() // "del" of an emptied source comes before "sadd"
+		if added {
+			c.notify(evSet, "sadd", args[2])
+		}
 	}
 	c.w.Int(b2i(moved))
 }
@@ -239,6 +256,9 @@ func setStore(c *Client, op engine.SetOp, args [][]byte) {
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if n > 0 { // an empty result deleted the destination: "del" if it existed
+		c.notify(evSet, setStoreEvent(op), args[1])
 	}
 	c.w.Int(int64(n))
 }

@@ -97,6 +97,9 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 			c.sortError(err)
 			return
 		}
+		if n > 0 { // else the destination was deleted ("del" if it existed)
+			c.notify(evList, "sortstore", store)
+		}
 		c.w.Int(int64(n))
 		return
 	}

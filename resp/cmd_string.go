@@ -46,7 +46,8 @@ func stringCommands() []*Command {
 }
 
 // cmdGet is GET key. It allocates nothing: the engine hands back the
-// stored (immutable) value and the writer appends it to the reply buffer.
+// stored (immutable) value and the writer appends it to the reply buffer;
+// a compressed value comes in a pooled buffer, handed back once copied.
 func cmdGet(c *Client, args [][]byte) {
 	it, ok, err := c.db.Get(args[1])
 	switch {
@@ -56,6 +57,7 @@ func cmdGet(c *Client, args [][]byte) {
 		c.w.Null()
 	default:
 		c.w.Bulk(it.Value)
+		it.Release()
 	}
 }
 
@@ -218,6 +220,9 @@ func (c *Client) setGeneric(key, value []byte, o stringOptions, cmdName string, 
 	}
 	so.GetOld = o.get
 	res, err := c.db.Set(key, value, so)
+	if err == nil && res.Stored {
+		c.notifySet(key, so.TTL == engine.TTLSet, res.Expired)
+	}
 	switch {
 	case err != nil:
 		c.engineError(err)
@@ -240,6 +245,9 @@ func (c *Client) setGeneric(key, value []byte, o stringOptions, cmdName string, 
 // expiry is cleared.
 func cmdGetSet(c *Client, args [][]byte) {
 	res, err := c.db.Set(args[1], args[2], engine.SetOptions{GetOld: true})
+	if err == nil {
+		c.notify(evString, "set", args[1])
+	}
 	switch {
 	case err != nil:
 		c.engineError(err)
@@ -288,6 +296,18 @@ func cmdGetEx(c *Client, args [][]byte) {
 
 func (c *Client) getEx(key []byte, ch engine.ExpireChange, del bool) {
 	it, found, err := c.db.GetEx(key, ch, del)
+	if err == nil && found {
+		switch {
+		case del:
+			c.notify(evGeneric, "del", key)
+		case ch.Mode == engine.TTLSet && ch.At <= c.nowMs():
+			c.notify(evGeneric, "del", key) // an EXAT/PXAT already past
+		case ch.Mode == engine.TTLSet:
+			c.notify(evGeneric, "expire", key)
+		case ch.Mode == engine.TTLClear && it.ExpireAt != 0:
+			c.notify(evGeneric, "persist", key)
+		}
+	}
 	switch {
 	case err != nil:
 		c.engineError(err)
@@ -306,6 +326,7 @@ func cmdMGet(c *Client, args [][]byte) {
 	c.db.MGet(keys, func(_ int, it engine.Item, ok bool) {
 		if ok {
 			c.w.Bulk(it.Value)
+			it.Release()
 		} else {
 			c.w.Null()
 		}
@@ -323,6 +344,7 @@ func cmdMSet(c *Client, args [][]byte) {
 		c.engineError(err)
 		return
 	}
+	c.notifyMSet(args[1:])
 	c.w.Status("OK")
 }
 
@@ -334,6 +356,9 @@ func cmdMSetNX(c *Client, args [][]byte) {
 		return
 	}
 	ok, err := c.db.MSet(args[1:], true)
+	if err == nil && ok {
+		c.notifyMSet(args[1:])
+	}
 	switch {
 	case err != nil:
 		c.engineError(err)
@@ -352,17 +377,19 @@ func cmdAppend(c *Client, args [][]byte) {
 		c.engineError(err)
 		return
 	}
+	c.notify(evString, "append", args[1])
 	c.w.Int(int64(res.Len))
 }
 
-// cmdStrlen is STRLEN key: 0 for a missing key.
+// cmdStrlen is STRLEN key: 0 for a missing key. A compressed value's
+// length is read from its header, without decompressing it.
 func cmdStrlen(c *Client, args [][]byte) {
-	it, _, err := c.db.Get(args[1])
+	n, err := c.db.StrLen(args[1])
 	if err != nil {
 		c.engineError(err)
 		return
 	}
-	c.w.Int(int64(len(it.Value)))
+	c.w.Int(int64(n))
 }
 
 func cmdIncr(c *Client, args [][]byte) { c.incrBy(args[1], 1) }
@@ -397,6 +424,7 @@ func (c *Client) incrBy(key []byte, delta int64) {
 		c.engineError(err)
 		return
 	}
+	c.notify(evString, "incrby", key)
 	c.w.Int(n)
 }
 
@@ -408,6 +436,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 		c.engineError(err)
 		return
 	}
+	c.notify(evString, "incrbyfloat", args[1])
 	c.w.Bulk(v)
 }
 
@@ -469,6 +498,9 @@ func cmdSetRange(c *Client, args [][]byte) {
 	if err != nil {
 		c.engineError(err)
 		return
+	}
+	if len(args[3]) > 0 { // an empty value writes nothing
+		c.notify(evString, "setrange", args[1])
 	}
 	c.w.Int(int64(n))
 }

@@ -241,6 +241,13 @@ pairs:
 		members[j] = engine.ZMember{Member: args[i+2*j+1], Score: s}
 	}
 	res, err := c.db.ZAdd(args[1], flags, members, c.zsetLimits())
+	if err == nil && res.Added+res.Updated > 0 {
+		if has(engine.ZAddIncr) {
+			c.notify(evZSet, "zincr", args[1])
+		} else {
+			c.notify(evZSet, "zadd", args[1])
+		}
+	}
 	switch {
 	case err != nil:
 		c.zsetError(err)
@@ -260,6 +267,9 @@ func cmdZRem(c *Client, args [][]byte) {
 	if err != nil {
 		c.zsetError(err)
 		return
+	}
+	if n > 0 {
+		c.notify(evZSet, "zrem", args[1])
 	}
 	c.w.Int(int64(n))
 }
@@ -441,6 +451,9 @@ func zrangeGeneric(c *Client, args [][]byte, keyIdx int, store bool, k zrangeKin
 			c.zsetError(err)
 			return
 		}
+		if n > 0 { // else the destination was deleted ("del" if it existed)
+			c.notify(evZSet, "zrangestore", args[1])
+		}
 		c.w.Int(int64(n))
 		return
 	}
@@ -505,6 +518,9 @@ func zremRange(c *Client, key []byte, q engine.ZRangeSpec) {
 		c.zsetError(err)
 		return
 	}
+	if n > 0 {
+		c.notify(evZSet, zremRangeEvent(q.By), key)
+	}
 	c.w.Int(int64(n))
 }
 
@@ -527,7 +543,9 @@ func zpopMinMax(c *Client, args [][]byte, max bool) {
 		}
 		nested = c.w.resp3()
 	}
+	popped := 0
 	idx, err := c.db.ZPop(args[1:2], max, int(min(count, math.MaxInt)), func(_, n int) {
+		popped = n
 		if nested {
 			c.w.Array(n)
 		} else {
@@ -540,6 +558,9 @@ func zpopMinMax(c *Client, args [][]byte, max bool) {
 		c.w.Bulk(m)
 		c.w.Double(s)
 	})
+	if err == nil && idx >= 0 && popped > 0 {
+		c.notify(evZSet, zpopEvent(max), args[1])
+	}
 	switch {
 	case err != nil:
 		c.zsetError(err)
@@ -570,7 +591,9 @@ func cmdZMPop(c *Client, args [][]byte) {
 		return
 	}
 	keys := args[2:whereIdx]
+	popped := 0
 	idx, err := c.db.ZPop(keys, max, int(min(count, math.MaxInt)), func(k, n int) {
+		popped = n
 		c.w.Array(2)
 		c.w.Bulk(keys[k])
 		c.w.Array(n)
@@ -579,6 +602,9 @@ func cmdZMPop(c *Client, args [][]byte) {
 		c.w.Bulk(m)
 		c.w.Double(s)
 	})
+	if err == nil && idx >= 0 && popped > 0 {
+		c.notify(evZSet, zpopEvent(max), keys[idx])
+	}
 	switch {
 	case err != nil:
 		c.zsetError(err)
@@ -706,6 +732,9 @@ options:
 		if err != nil {
 			c.zsetError(err)
 			return
+		}
+		if n > 0 { // else the destination was deleted ("del" if it existed)
+			c.notify(evZSet, name, args[1])
 		}
 		c.w.Int(int64(n))
 	default:

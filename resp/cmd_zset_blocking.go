@@ -64,6 +64,7 @@ func (c *Client) zsetBlockPop(keys [][]byte, max bool, count, timeout int64) {
 		if w != nil {
 			w.Done()
 		}
+		c.notify(evZSet, zpopEvent(max), res.Key)
 		c.writeZPopResult(res, count)
 	case w == nil:
 		c.w.NullArray()

@@ -1,6 +1,7 @@
 package resp
 
 import (
+	"log/slog"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/server"
 )
 
@@ -36,6 +38,9 @@ type Options struct {
 	Facts  ServerFacts
 	// Limits returns the server's connection limits (INFO clients).
 	Limits func() server.Limits
+	// Logger receives the front-end's log lines (a subscriber closed for
+	// its output limit); nil: slog.Default().
+	Logger *slog.Logger
 }
 
 // Frontend serves the Redis protocol: it implements server.Frontend.
@@ -49,7 +54,7 @@ type Frontend struct {
 
 	started time.Time    // uptime and rdb_last_save_time count from here
 	replID  string       // INFO replication master_replid
-	memPeak atomic.Int64 // INFO used_memory_peak, sampled by INFO
+	memPeak atomic.Int64 // INFO used_memory_peak, sampled every 100 ms and by INFO (info_memory.go)
 	rates   rateSampler  // INFO instantaneous_*
 
 	// busyText is the BUSY reply while a busy script runs (busy.go); the
@@ -58,6 +63,9 @@ type Frontend struct {
 
 	errMu      sync.Mutex
 	errorCodes map[string]int64 // INFO errorstats: error code → replies
+
+	hub *pubsub.Hub // pub/sub registry (cmd_pubsub.go, pubsub_client.go)
+	log *slog.Logger
 }
 
 // frontendStats feed INFO stats.
@@ -71,6 +79,7 @@ type frontendStats struct {
 func New(o Options) *Frontend {
 	f := &Frontend{eng: o.Engine, cfg: o.Config, facts: o.Facts}
 	f.table = NewTable(commandFamilies()...)
+	followMemoryConfig(f.eng, f.cfg)
 	f.started = o.Facts.StartTime
 	if f.started.IsZero() {
 		f.started = time.Now()
@@ -80,8 +89,19 @@ func New(o Options) *Frontend {
 	}
 	f.replID = randomHex40()
 	f.errorCodes = map[string]int64{}
+	f.hub = pubsub.New()
+	f.log = o.Logger
+	if f.log == nil {
+		f.log = slog.Default()
+	}
+	f.setupNotify()
+	followCompressionConfig(f.eng, f.cfg)
 	return f
 }
+
+// Hub returns the pub/sub registry: PUBLISH's, and keyspace
+// notifications'.
+func (f *Frontend) Hub() *pubsub.Hub { return f.hub }
 
 // Table returns the command table.
 func (f *Frontend) Table() *Table { return f.table }

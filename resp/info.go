@@ -13,8 +13,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/tandemkv/tandem/conf"
 )
 
 // INFO: the sections, their fields and the statistics behind them.
@@ -33,6 +31,7 @@ type infoSection struct {
 	name    string
 	header  string
 	deflt   bool
+	extra   bool // Tandem's own: only with "everything" or by name, as Redis's module sections
 	aliases []string
 	gen     func(f *Frontend, b *infoBuilder)
 }
@@ -54,6 +53,7 @@ var infoSections = []infoSection{
 	{name: "latencystats", header: "Latencystats", gen: func(*Frontend, *infoBuilder) {}},
 	{name: "cluster", header: "Cluster", deflt: true, gen: func(_ *Frontend, b *infoBuilder) { b.field("cluster_enabled", "0") }},
 	{name: "keyspace", header: "Keyspace", deflt: true, gen: (*Frontend).infoKeyspace},
+	{name: "compression", header: "Compression", extra: true, gen: (*Frontend).infoCompression}, // compression.go
 }
 
 // infoBuilder accumulates INFO text.
@@ -81,11 +81,12 @@ func cmdInfo(c *Client, args [][]byte) {
 
 // infoText returns INFO's text for the requested sections, as redis 7.0's
 // genInfoSectionDict and genRedisInfoString: no argument means "default";
-// "all" is every section; "everything" is "all" plus module sections
-// (Tandem has none); other words name sections, in any case, and unknown
-// ones are ignored. Sections always come in Redis's order.
+// "all" is every Redis section; "everything" is "all" plus the sections
+// Redis would take from modules (Tandem's own: Compression); other words
+// name sections, in any case, and unknown ones are ignored. Sections
+// always come in Redis's order, Tandem's after them.
 func (f *Frontend) infoText(args [][]byte, now time.Time) string {
-	all := false
+	all, everything := false, false
 	want := map[string]bool{}
 	addDefaults := func() {
 		for _, s := range infoSections {
@@ -103,6 +104,7 @@ func (f *Frontend) infoText(args [][]byte, now time.Time) string {
 			addDefaults()
 		case "all", "everything":
 			all = true
+			everything = everything || w == "everything"
 		default:
 			want[w] = true
 		}
@@ -110,7 +112,7 @@ func (f *Frontend) infoText(args [][]byte, now time.Time) string {
 	b := &infoBuilder{now: now}
 	n := 0
 	for _, s := range infoSections {
-		in := all || want[s.name]
+		in := (all && !s.extra) || (everything && s.extra) || want[s.name]
 		for _, a := range s.aliases {
 			in = in || want[a]
 		}
@@ -251,105 +253,6 @@ func (f *Frontend) infoClients(b *infoBuilder) {
 	b.int("clients_in_timeout_table", int64(inTimeoutTable))
 }
 
-// usedMemory returns the engine's accounted bytes and updates the peak.
-// The peak is sampled when INFO (or anything else calling this) runs.
-func (f *Frontend) usedMemory() (used, peak int64) {
-	used = f.eng.UsedMemory()
-	for {
-		p := f.memPeak.Load()
-		if used <= p {
-			return used, p
-		}
-		if f.memPeak.CompareAndSwap(p, used) {
-			return used, used
-		}
-	}
-}
-
-// percent formats part/whole as Redis's "%.2f%%"; 0 when whole is 0.
-func percent(part, whole int64) string {
-	v := 0.0
-	if whole > 0 {
-		v = float64(part) * 100 / float64(whole)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64) + "%"
-}
-
-func (f *Frontend) infoMemory(b *infoBuilder) {
-	used, peak := f.usedMemory()
-	rss := processRSS()
-	sysMem := systemMemory()
-	maxMem := f.cfg.MaxMemory()
-	b.int("used_memory", used)
-	b.field("used_memory_human", conf.HumanBytes(used))
-	b.int("used_memory_rss", rss)
-	b.field("used_memory_rss_human", conf.HumanBytes(rss))
-	b.int("used_memory_peak", peak)
-	b.field("used_memory_peak_human", conf.HumanBytes(peak))
-	b.field("used_memory_peak_perc", percent(used, peak))
-	// The engine accounts every byte to the entries (index share
-	// included), so there is no separate overhead.
-	b.field("used_memory_overhead", "0")
-	b.field("used_memory_startup", "0")
-	b.int("used_memory_dataset", used)
-	b.field("used_memory_dataset_perc", percent(used, used))
-	b.int("total_system_memory", sysMem)
-	b.field("total_system_memory_human", conf.HumanBytes(sysMem))
-	b.int("maxmemory", maxMem)
-	b.field("maxmemory_human", conf.HumanBytes(maxMem))
-	b.field("maxmemory_policy", f.cfg.MaxMemoryPolicy().String())
-	ratio := 0.0
-	if used > 0 {
-		ratio = float64(rss) / float64(used)
-	}
-	b.float("mem_fragmentation_ratio", ratio)
-	b.int("mem_fragmentation_bytes", rss-used)
-	b.field("mem_not_counted_for_evict", "0")
-	b.field("mem_replication_backlog", "0")
-	b.field("mem_clients_slaves", "0")
-	b.field("mem_clients_normal", "0")
-	b.field("mem_aof_buffer", "0")
-	b.field("mem_allocator", runtime.Version())
-	b.field("active_defrag_running", "0")
-	b.field("lazyfree_pending_objects", "0")
-	b.field("lazyfreed_objects", "0")
-}
-
-// processRSS is the resident set size from /proc/self/statm (0 where
-// there is no /proc).
-func processRSS() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	fields := strings.Fields(string(b))
-	if len(fields) < 2 {
-		return 0
-	}
-	pages, err := strconv.ParseInt(fields[1], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return pages * int64(os.Getpagesize())
-}
-
-// systemMemory is MemTotal from /proc/meminfo (0 where there is no /proc).
-func systemMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err == nil {
-				return kb * 1024
-			}
-		}
-	}
-	return 0
-}
-
 func (f *Frontend) infoPersistence(b *infoBuilder) {
 	for _, kv := range [][2]string{
 		{"loading", "0"}, {"async_loading", "0"}, {"current_cow_peak", "0"},
@@ -442,8 +345,12 @@ func (f *Frontend) infoStats(b *infoBuilder) {
 	b.field("current_eviction_exceeded_time", "0")
 	b.int("keyspace_hits", es.Hits)
 	b.int("keyspace_misses", es.Misses)
+	ps := f.hub.Totals()
+	b.int("pubsub_channels", int64(ps.Channels))
+	b.int("pubsub_patterns", int64(ps.Patterns))
+	b.int("pubsubshard_channels", int64(ps.Shard))
 	for _, k := range []string{
-		"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec",
+		"latest_fork_usec",
 		"total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
 		"active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
 		"active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",

@@ -40,7 +40,8 @@ func TestInfoSections(t *testing.T) {
 		{nil, defaults},
 		{[]string{"default"}, defaults},
 		{[]string{"all"}, all},
-		{[]string{"everything"}, all},
+		{[]string{"everything"}, all + " Compression"}, // Tandem's own section, as a module's
+		{[]string{"compression"}, "Compression"},
 		{[]string{"all", "default"}, all},
 		{[]string{"default", "commandstats"}, "Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Errorstats Cluster Keyspace"},
 		{[]string{"CLIENTS", "server"}, "Server Clients"},
@@ -100,7 +101,7 @@ func TestInfoText(t *testing.T) {
 		"tcp_port":                   "6379",
 		"maxmemory":                  "0",
 		"maxmemory_human":            "0B",
-		"maxmemory_policy":           "noeviction",
+		"maxmemory_policy":           "allkeys-s3fifo",
 		"role":                       "master",
 		"keyspace_hits":              "1",
 		"keyspace_misses":            "1",

@@ -16,5 +16,7 @@ func commandFamilies() [][]*Command {
 		bitmapCommands(), hllCommands(),
 		sortCommands(),
 		transactionCommands(),
+		pubsubCommands(),
+		scriptingCommands(),
 	}
 }

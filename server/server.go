@@ -53,6 +53,10 @@ type Peer interface {
 	Idle() time.Duration
 	// FD returns the socket's file descriptor (CLIENT LIST).
 	FD() int
+	// OutboundBuffered returns the bytes written to the connection that
+	// the socket did not take yet. Only on the connection's event loop
+	// (inside Serve).
+	OutboundBuffered() int
 }
 
 // Listener binds a front-end to addresses.
@@ -191,6 +195,7 @@ func (c *conn) AsyncWrite(b []byte) error { return c.gc.AsyncWrite(b, nil) }
 func (c *conn) Wake() error               { return c.gc.Wake(nil) }
 func (c *conn) Close()                    { _ = c.gc.Close() }
 func (c *conn) FD() int                   { return c.fd }
+func (c *conn) OutboundBuffered() int     { return c.gc.OutboundBuffered() }
 func (c *conn) Idle() time.Duration {
 	return time.Duration(time.Now().UnixNano() - c.lastRead.Load())
 }

@@ -57,8 +57,12 @@ func run(args, environ []string) int {
 		log.Warn(w)
 	}
 
+	mem := setupMemory(cfg, log, environ, "/")
 	eng := engine.New(engine.Options{Databases: cfg.Databases(), MaxMemory: cfg.MaxMemory()})
-	cfg.OnChange("maxmemory", func(c *conf.Config) { eng.SetMaxMemory(c.MaxMemory()) })
+	cfg.OnChange("maxmemory", func(c *conf.Config) {
+		eng.SetMaxMemory(c.MaxMemory())
+		mem.apply(c.MaxMemory())
+	})
 
 	srv := server.New(server.Options{Logger: log, Multicore: true, Limits: limitsOf(cfg)})
 	for _, name := range []string{"maxclients", "timeout", "client-query-buffer-limit", "client-output-buffer-limit"} {
@@ -86,6 +90,7 @@ func run(args, environ []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go eng.RunActiveExpiry(ctx, cfg.Hz())
+	go redisFE.SampleMemoryEvery(ctx, 100*time.Millisecond) // used_memory_peak
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Run() }()

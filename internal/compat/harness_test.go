@@ -166,7 +166,11 @@ func runMain(m *testing.M) int {
 		}
 		s, err := start("tandem", 2, func(p []int) []string {
 			return []string{bin, "--port", strconv.Itoa(p[0]), "--memcached-port", strconv.Itoa(p[1]),
-				"--bind", "127.0.0.1", "--save", "", "--dir", dataDir}
+				"--bind", "127.0.0.1", "--save", "", "--dir", dataDir,
+				// Where Tandem's defaults deliberately differ from Redis's
+				// (a memory bound from the machine, allkeys-s3fifo), run
+				// it as redis-server runs by default.
+				"--maxmemory", "0", "--maxmemory-policy", "noeviction"}
 		})
 		if err != nil {
 			return fail("%v", err)

@@ -28,3 +28,4 @@ func (p *Peer) Wake() error               { return nil }
 func (p *Peer) Close()                    { p.Closed.Store(true) }
 func (p *Peer) Idle() time.Duration       { return 0 }
 func (p *Peer) FD() int                   { return 8 }
+func (p *Peer) OutboundBuffered() int     { return 0 }

@@ -1,0 +1,199 @@
+package resp
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tandemkv/tandem/conf"
+)
+
+// INFO memory: redis 7.0's fields in its order, and the peak sampler.
+//
+// used_memory is the engine's accounting of the keyspace (each value at
+// the size the Go allocator hands out for it, index share included). The
+// allocator_* fields come from the Go runtime (runtime/metrics): allocated
+// is the heap's objects, active adds the free space of in-use spans,
+// resident is what the runtime has mapped and not returned to the OS.
+// Lua, functions and replication fields keep the zeros of a server that
+// has none of them.
+
+// SampleMemoryEvery records used_memory in used_memory_peak every d until
+// ctx is done, as Redis's serverCron does at each tick, so the peak is the
+// real one and not only what INFO happened to see.
+func (f *Frontend) SampleMemoryEvery(ctx context.Context, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f.usedMemory()
+		}
+	}
+}
+
+// usedMemory returns the engine's accounted bytes and updates the peak.
+func (f *Frontend) usedMemory() (used, peak int64) {
+	used = f.eng.UsedMemory()
+	for {
+		p := f.memPeak.Load()
+		if used <= p {
+			return used, p
+		}
+		if f.memPeak.CompareAndSwap(p, used) {
+			return used, used
+		}
+	}
+}
+
+// percent formats part/whole as Redis's "%.2f%%"; 0 when whole is 0.
+func percent(part, whole int64) string {
+	v := 0.0
+	if whole > 0 {
+		v = float64(part) * 100 / float64(whole)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + "%"
+}
+
+// ratio is a/b, 0 when b is 0 (Redis prints these with "%.2f").
+func ratio(a, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (f *Frontend) infoMemory(b *infoBuilder) {
+	used, peak := f.usedMemory()
+	al := readAllocator()
+	rss := processRSS()
+	if rss == 0 {
+		rss = al.resident // no /proc: the runtime's own figure
+	}
+	sysMem := systemMemory()
+	maxMem := f.cfg.MaxMemory()
+	zero := func(names ...string) {
+		for _, n := range names {
+			b.field(n, "0")
+		}
+	}
+	b.int("used_memory", used)
+	b.field("used_memory_human", conf.HumanBytes(used))
+	b.int("used_memory_rss", rss)
+	b.field("used_memory_rss_human", conf.HumanBytes(rss))
+	b.int("used_memory_peak", peak)
+	b.field("used_memory_peak_human", conf.HumanBytes(peak))
+	b.field("used_memory_peak_perc", percent(used, peak))
+	// The engine accounts every byte to the entries (index share
+	// included), so there is no separate overhead.
+	zero("used_memory_overhead", "used_memory_startup")
+	b.int("used_memory_dataset", used)
+	b.field("used_memory_dataset_perc", percent(used, used))
+	b.int("allocator_allocated", al.allocated)
+	b.int("allocator_active", al.active)
+	b.int("allocator_resident", al.resident)
+	b.int("total_system_memory", sysMem)
+	b.field("total_system_memory_human", conf.HumanBytes(sysMem))
+	zero("used_memory_lua", "used_memory_vm_eval")
+	b.field("used_memory_lua_human", "0B")
+	// Scripts and functions (cmd_scripting.go); the Lua states' own
+	// memory is not measured.
+	evalMem, cached, funcs, libs, funcMem := f.scriptingInfo()
+	b.int("used_memory_scripts_eval", evalMem)
+	b.int("number_of_cached_scripts", int64(cached))
+	b.int("number_of_functions", int64(funcs))
+	b.int("number_of_libraries", int64(libs))
+	zero("used_memory_vm_functions", "used_memory_vm_total")
+	b.field("used_memory_vm_total_human", "0B")
+	b.int("used_memory_functions", funcMem)
+	b.int("used_memory_scripts", evalMem+funcMem)
+	b.field("used_memory_scripts_human", conf.HumanBytes(evalMem+funcMem))
+	b.int("maxmemory", maxMem)
+	b.field("maxmemory_human", conf.HumanBytes(maxMem))
+	b.field("maxmemory_policy", f.cfg.MaxMemoryPolicy().String())
+	b.float("allocator_frag_ratio", ratio(al.active, al.allocated))
+	b.int("allocator_frag_bytes", al.active-al.allocated)
+	b.float("allocator_rss_ratio", ratio(al.resident, al.active))
+	b.int("allocator_rss_bytes", al.resident-al.active)
+	b.float("rss_overhead_ratio", ratio(rss, al.resident))
+	b.int("rss_overhead_bytes", rss-al.resident)
+	b.float("mem_fragmentation_ratio", ratio(rss, used))
+	b.int("mem_fragmentation_bytes", rss-used)
+	zero("mem_not_counted_for_evict", "mem_replication_backlog", "mem_total_replication_buffers",
+		"mem_clients_slaves")
+	// Client buffers belong to the server layer (gnet's per-connection
+	// buffers, the pending input and reply buffers of server.conn), which
+	// does not count them yet: not reported.
+	zero("mem_clients_normal", "mem_cluster_links", "mem_aof_buffer")
+	b.field("mem_allocator", runtime.Version())
+	zero("active_defrag_running", "lazyfree_pending_objects", "lazyfreed_objects")
+}
+
+// allocator is the Go runtime's view of its memory.
+type allocator struct {
+	allocated, active, resident int64
+}
+
+var allocatorMetrics = []string{
+	"/memory/classes/heap/objects:bytes",  // live and not yet swept objects
+	"/memory/classes/heap/unused:bytes",   // free space in in-use spans
+	"/memory/classes/heap/released:bytes", // returned to the OS
+	"/memory/classes/total:bytes",         // everything the runtime mapped
+}
+
+func readAllocator() allocator {
+	s := make([]metrics.Sample, len(allocatorMetrics))
+	for i, name := range allocatorMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	v := func(i int) int64 {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(s[i].Value.Uint64())
+	}
+	objects, unused, released, total := v(0), v(1), v(2), v(3)
+	return allocator{allocated: objects, active: objects + unused, resident: total - released}
+}
+
+// processRSS is the resident set size from /proc/self/statm (0 where
+// there is no /proc).
+func processRSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// systemMemory is MemTotal from /proc/meminfo (0 where there is no /proc).
+func systemMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
