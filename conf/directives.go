@@ -88,6 +88,7 @@ const (
 	dItemSizeMax
 	dMemcachedMaxLine
 	dMemcachedEnableShutdown
+	dStartEmptyOnBadDump
 	dCompression
 	dCompressionMinSize
 	dCompressionMinSaving
@@ -180,6 +181,9 @@ var table = [numDirectives]directive{
 	dItemSizeMax:             {name: "item-size-max", kind: kindMemory, flags: mutable, def: "1mb", min: 1 << 10, max: 1 << 30},
 	dMemcachedMaxLine:        {name: "memcached-max-line", kind: kindMemory, flags: mutable, def: "2048", min: 512, max: 1 << 20},
 	dMemcachedEnableShutdown: {name: "memcached-enable-shutdown", kind: kindBool, def: "no"}, // memcached -A
+	// A dump that cannot be loaded refuses start-up unless this says to
+	// set it aside and start empty.
+	dStartEmptyOnBadDump: {name: "start-empty-on-bad-dump", kind: kindBool, def: "no"},
 
 	// Value compression (Tandem).
 	// A change applies to new writes; stored values keep their form.

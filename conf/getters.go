@@ -133,6 +133,10 @@ func (c *Config) ItemSizeMax() int64 { return c.load().num[dItemSizeMax] }
 // longer one without a newline is disconnected.
 func (c *Config) MemcachedMaxLine() int { return int(c.load().num[dMemcachedMaxLine]) }
 
+// StartEmptyOnBadDump makes a dump that cannot be loaded be set aside
+// (renamed) and the server start empty, instead of refusing to start.
+func (c *Config) StartEmptyOnBadDump() bool { return c.load().num[dStartEmptyOnBadDump] != 0 }
+
 // MemcachedEnableShutdown allows memcached's "shutdown" command (memcached -A).
 func (c *Config) MemcachedEnableShutdown() bool {
 	return c.load().num[dMemcachedEnableShutdown] != 0

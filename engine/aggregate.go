@@ -89,7 +89,7 @@ type AggregateOp func(a aggregate) (changed bool, err error)
 func (d DB) withAggregate(key []byte, typ Type, create func() aggregate, op AggregateOp) (found bool, err error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	found, err = d.aggregateLocked(s, key, h, now, typ, create, op)
 	d.serveWaitersLocked(s, key, h, now) // blocked clients (blocking.go)

@@ -53,7 +53,7 @@ func kvOf(kv []byte, keyLen int, value []byte) []byte {
 func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc) error {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	var (

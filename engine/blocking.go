@@ -140,7 +140,7 @@ func (w *Waiter) release() {
 	w.regs = nil
 	for _, r := range regs {
 		s := &w.e.shards[r.si]
-		s.mu.Lock()
+		s.lock()
 		if r.q != nil {
 			s.unlinkWaiter(r)
 			if s.waiters[r.key] != nil {
@@ -298,7 +298,7 @@ func (e *Engine) Waiting() int {
 	n := 0
 	for i := range e.shards {
 		s := &e.shards[i]
-		s.mu.Lock()
+		s.lock()
 		for _, q := range s.waiters {
 			for r := q.head; r != nil; r = r.next {
 				n++

@@ -361,7 +361,7 @@ func (e *Engine) CompressionStats() CompressionStats {
 	var st CompressionStats
 	for i := range e.shards {
 		s := &e.shards[i]
-		s.mu.Lock()
+		s.lock()
 		st.Keys += int64(s.comp.keys)
 		st.PlainBytes += s.comp.plain
 		st.StoredBytes += s.comp.stored
@@ -375,7 +375,7 @@ func (e *Engine) CompressionStats() CompressionStats {
 func (d DB) StrLen(key []byte) (int, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -405,7 +405,7 @@ func putBuf(buf *[]byte) {
 func (d DB) MemoryUsage(key []byte) (int64, bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {

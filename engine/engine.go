@@ -47,6 +47,8 @@ type Engine struct {
 // counters are the keyspace statistics INFO and memcached stats report.
 type counters struct {
 	hits, misses, expired, evicted atomic.Int64
+	// expired and evicted keys that were never read (fetched.go)
+	expiredUnfetched, evictedUnfetched atomic.Int64
 }
 
 // New returns an empty engine.
@@ -68,6 +70,9 @@ func New(o Options) *Engine {
 		clock:     o.Clock,
 	}
 	e.shards = make([]shard, e.databases*e.perDB)
+	for i := range e.shards {
+		e.shards[i].id = i
+	}
 	e.startMs = e.clock.NowMs()
 	e.maxMemory.Store(o.MaxMemory)
 	e.gate.init(e)
@@ -95,6 +100,10 @@ func (e *Engine) Changes() int64 { return e.dirty.Load() }
 // Stats is a copy of the keyspace counters.
 type Stats struct {
 	Hits, Misses, ExpiredKeys, EvictedKeys int64
+	// ExpiredUnfetched and EvictedUnfetched count the expired and evicted
+	// keys whose value was never read (memcached's expired_unfetched,
+	// evicted_unfetched; fetched.go).
+	ExpiredUnfetched, EvictedUnfetched int64
 }
 
 // Stats returns the keyspace counters.
@@ -104,6 +113,9 @@ func (e *Engine) Stats() Stats {
 		Misses:      e.stats.misses.Load(),
 		ExpiredKeys: e.stats.expired.Load(),
 		EvictedKeys: e.stats.evicted.Load(),
+
+		ExpiredUnfetched: e.stats.expiredUnfetched.Load(),
+		EvictedUnfetched: e.stats.evictedUnfetched.Load(),
 	}
 }
 
@@ -113,6 +125,8 @@ func (e *Engine) ResetStats() {
 	e.stats.misses.Store(0)
 	e.stats.expired.Store(0)
 	e.stats.evicted.Store(0)
+	e.stats.expiredUnfetched.Store(0)
+	e.stats.evictedUnfetched.Store(0)
 }
 
 // DB returns a handle on database n, which must be in [0, Databases()).
@@ -193,6 +207,9 @@ func (d DB) find(s *shard, key []byte, h uint64, now int64) int {
 // ("expired" event).
 func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
 	key := s.entries[slot].key() // the allocation outlives the removal
+	if !s.entries[slot].fetched() {
+		e.stats.expiredUnfetched.Add(1)
+	}
 	e.used.Add(-s.unlink(slot, h))
 	e.stats.expired.Add(1)
 	e.dirty.Add(1)
@@ -282,7 +299,7 @@ func (ls *lockSet) lock() {
 	}
 	ls.idx = out
 	for _, i := range ls.idx {
-		ls.e.shards[i].mu.Lock()
+		ls.e.shards[i].lock()
 	}
 }
 

@@ -93,8 +93,9 @@ type entry struct {
 	typ      Type
 	enc      Encoding
 	// ttlGen counts expiry changes, which keep the CAS (memcached touch
-	// does), so WATCH still sees them (watch.go). It wraps; a watch
-	// spanning 65,536 expiry changes of one key is not a concern.
+	// does), so WATCH still sees them (watch.go), in its low 15 bits. It
+	// wraps; a watch spanning 32,768 expiry changes of one key is not a
+	// concern. The top bit is memcached's "fetched" bit (fetched.go).
 	ttlGen uint16
 	// evict is the eviction policy's per-key state (evict.go): Redis's
 	// LFU word under the LFU policies, the S3-FIFO word under
@@ -149,6 +150,9 @@ type Item struct {
 	Flags    uint32
 	Type     Type
 	Encoding Encoding
+	// Fetched is memcached's fetched bit as it was before this read: the
+	// value had been read since it was written (fetched.go).
+	Fetched bool
 
 	buf *[]byte // decompression buffer holding Value, for Release (compress.go)
 }

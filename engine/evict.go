@@ -352,7 +352,7 @@ func (e *Engine) sample(cfg *Eviction) (freed, seen bool) {
 	for tries := 0; got < cfg.Samples && tries < cfg.Samples*64; tries++ {
 		si := rand.IntN(len(e.shards))
 		s := &e.shards[si]
-		s.mu.Lock()
+		s.lock()
 		n := len(s.entries)
 		if s.keys == 0 || (cfg.Policy.volatileOnly() && s.volatile == 0) {
 			s.mu.Unlock()
@@ -468,7 +468,7 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 	s := &e.shards[c.shard]
 	key := []byte(c.key)
 	h := maphash.Bytes(e.seed, key)
-	s.mu.Lock()
+	s.lock()
 	slot := s.lookup(key, h)
 	if slot < 0 {
 		s.mu.Unlock()
@@ -481,6 +481,9 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 		return false
 	}
 	toGhost := cfg.Policy == AllKeysS3FIFO && en.evict&s3Main == 0
+	if !en.fetched() {
+		e.stats.evictedUnfetched.Add(1)
+	}
 	e.used.Add(-s.remove(slot, h))
 	e.stats.evicted.Add(1)
 	e.dirty.Add(1)

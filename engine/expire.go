@@ -35,7 +35,7 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 			break
 		}
 		s := &e.shards[i]
-		s.mu.Lock()
+		s.lock()
 		if s.volatile > 0 {
 			n := len(s.entries)
 			for j := 0; j < expireSweepPerShard && j < n; j++ {

@@ -108,7 +108,7 @@ func (g *Gate) endExclusive() {
 			d := g.e.DB(k.db)
 			key := []byte(k.key)
 			s, h := d.shardOf(key)
-			s.mu.Lock()
+			s.lock()
 			d.serveWaitersLocked(s, key, h, g.e.clock.NowMs())
 			s.mu.Unlock()
 		}

@@ -13,7 +13,7 @@ func (d DB) Delete(keys ...[]byte) int {
 	now := d.e.clock.NowMs()
 	for _, k := range keys {
 		s, h := d.shardOf(k)
-		s.mu.Lock()
+		s.lock()
 		if slot := d.find(s, k, h, now); slot >= 0 {
 			d.e.removeKey(s, slot, h)
 			n++
@@ -29,7 +29,7 @@ func (d DB) Delete(keys ...[]byte) int {
 func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -49,7 +49,7 @@ func (d DB) Exists(keys ...[]byte) int {
 	now := d.e.clock.NowMs()
 	for _, k := range keys {
 		s, h := d.shardOf(k)
-		s.mu.Lock()
+		s.lock()
 		if d.find(s, k, h, now) >= 0 {
 			n++
 		}
@@ -78,7 +78,7 @@ func (d DB) Touch(keys ...[]byte) int {
 	now := d.e.clock.NowMs()
 	for _, k := range keys {
 		s, h := d.shardOf(k)
-		s.mu.Lock()
+		s.lock()
 		if slot := d.find(s, k, h, now); slot >= 0 {
 			d.e.onRead(&s.entries[slot], now)
 			n++
@@ -100,6 +100,9 @@ type KeyInfo struct {
 	// Freq is the LFU access counter after decay (OBJECT FREQ); meaningful
 	// under an LFU policy.
 	Freq int64
+	// Fetched is memcached's fetched bit: the value was read since it was
+	// written (fetched.go).
+	Fetched bool
 	// Value is a string's value, for OBJECT REFCOUNT's shared-integer
 	// check; nil for other types, and for a value stored compressed (never
 	// an integer: compress.go), which Info does not decompress. Immutable
@@ -111,7 +114,7 @@ type KeyInfo struct {
 func (d DB) Info(key []byte) (KeyInfo, bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -120,6 +123,7 @@ func (d DB) Info(key []byte) (KeyInfo, bool) {
 	en := &s.entries[slot]
 	idle := int64(d.e.lruNow(now)-en.access) * 1000
 	info := KeyInfo{Type: en.typ, Encoding: en.encoding(), ExpireAt: en.expireAt, IdleMs: idle, Freq: d.e.freq(en, now), CAS: en.cas, Flags: en.flags}
+	info.Fetched = en.fetched()
 	if en.typ == TypeString && en.codec() == CodecNone {
 		info.Value = en.value()
 	}
@@ -151,7 +155,7 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
 func (d DB) ExpireKey(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -181,7 +185,7 @@ func (d DB) ExpireKey(key []byte, at int64, cond ExpireCond) (ok, deleted bool) 
 func (d DB) Persist(key []byte) bool {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -209,7 +213,7 @@ func (d DB) sumShards(count func(s *shardData) int) int {
 	n := 0
 	for i := d.base; i < d.base+d.e.perDB; i++ {
 		s := &d.e.shards[i]
-		s.mu.Lock()
+		s.lock()
 		n += count(&s.shardData)
 		s.mu.Unlock()
 	}
@@ -220,7 +224,7 @@ func (d DB) sumShards(count func(s *shardData) int) int {
 func (d DB) Flush() {
 	for i := d.base; i < d.base+d.e.perDB; i++ {
 		s := &d.e.shards[i]
-		s.mu.Lock()
+		s.lock()
 		if s.keys > 0 {
 			d.e.dirty.Add(int64(s.keys))
 		}
@@ -242,7 +246,7 @@ func (e *Engine) FlushAll() {
 func (d DB) FlushExpiring(at int64) {
 	for i := d.base; i < d.base+d.e.perDB; i++ {
 		s := &d.e.shards[i]
-		s.mu.Lock()
+		s.lock()
 		for j := range s.entries {
 			en := &s.entries[j]
 			if en.typ != TypeNone && (en.expireAt == 0 || en.expireAt > at) {
@@ -261,7 +265,7 @@ func (d DB) Keys(pattern []byte, fn func(key []byte)) {
 	all := len(pattern) == 1 && pattern[0] == '*'
 	for i := d.base; i < d.base+d.e.perDB; i++ {
 		s := &d.e.shards[i]
-		s.mu.Lock()
+		s.lock()
 		for j := range s.entries {
 			en := &s.entries[j]
 			if en.typ == TypeNone || en.isExpired(now) {
@@ -296,7 +300,7 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 	defer func() { d.CountLookups(typeChecks, 0) }()
 	for shardIdx < d.e.perDB {
 		s := &d.e.shards[d.base+shardIdx]
-		s.mu.Lock()
+		s.lock()
 		for slot < len(s.entries) && visited < count {
 			en := &s.entries[slot]
 			slot++
@@ -340,7 +344,7 @@ func (d DB) RandomKey() (key []byte, ok bool) {
 	// a lone key is always found.
 	for try := 0; try < 64; try++ {
 		s := &d.e.shards[d.base+rand.IntN(d.e.perDB)]
-		s.mu.Lock()
+		s.lock()
 		if n := len(s.entries); s.keys > 0 && n > 0 {
 			for probe := 0; probe < 8; probe++ {
 				en := &s.entries[rand.IntN(n)]
@@ -356,7 +360,7 @@ func (d DB) RandomKey() (key []byte, ok bool) {
 	start := rand.IntN(d.e.perDB)
 	for i := 0; i < d.e.perDB; i++ {
 		s := &d.e.shards[d.base+(start+i)%d.e.perDB]
-		s.mu.Lock()
+		s.lock()
 		for j := range s.entries {
 			en := &s.entries[j]
 			if en.typ != TypeNone && !en.isExpired(now) {

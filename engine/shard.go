@@ -11,6 +11,8 @@ type shard struct {
 	mu sync.Mutex
 	shardData
 	waiters map[string]*waitQueue // clients blocked on keys of this shard (blocking.go)
+	id      int                   // global shard index
+	snap    *snapshot             // a snapshot that has not captured this shard yet (snapshot.go)
 }
 
 // shardData is everything SWAPDB exchanges between two databases' shards.
@@ -146,7 +148,7 @@ func (s *shardData) setExpire(en *entry, at int64) {
 		}
 	}
 	en.expireAt = at
-	en.ttlGen++
+	en.ttlGen = en.ttlGen&entryFetched | (en.ttlGen+1)&^entryFetched // the counter's 15 bits
 }
 
 // reset empties the shard and returns the memory it accounted for.

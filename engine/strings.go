@@ -12,7 +12,7 @@ import (
 func (d DB) Get(key []byte) (it Item, ok bool, err error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		s.mu.Unlock()
@@ -22,13 +22,14 @@ func (d DB) Get(key []byte) (it Item, ok bool, err error) {
 	en := &s.entries[slot]
 	// A key of another type is still found: a hit and an access, as Redis
 	// counts it.
-	d.touch(en, now)
+	fetched := d.fetch(en, now)
 	if en.typ != TypeString {
 		s.mu.Unlock()
 		d.e.stats.hits.Add(1)
 		return Item{}, false, ErrWrongType
 	}
 	it = itemOf(en)
+	it.Fetched = fetched
 	s.mu.Unlock()
 	d.e.stats.hits.Add(1)
 	return it, true, nil
@@ -86,7 +87,7 @@ type SetResult struct {
 func (d DB) Set(key, value []byte, o SetOptions) (SetResult, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	return d.setLocked(s, key, h, value, o, now)
 }
@@ -162,7 +163,7 @@ type ExpireChange struct {
 func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -171,11 +172,12 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 	}
 	en := &s.entries[slot]
 	d.e.stats.hits.Add(1)
-	d.touch(en, now)
+	fetched := d.fetch(en, now)
 	if en.typ != TypeString {
 		return Item{}, false, ErrWrongType
 	}
 	it := itemOf(en)
+	it.Fetched = fetched
 	switch {
 	case del:
 		d.e.removeKey(s, slot, h)
@@ -212,7 +214,7 @@ type AppendResult struct {
 func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResult, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	var res AppendResult
 	slot := d.find(s, key, h, now)
@@ -265,7 +267,7 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, Encoding, error)) (Item, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	var (
@@ -374,7 +376,7 @@ func (d DB) IncrByFloat(key, delta []byte) ([]byte, error) {
 func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val uint64, newCAS uint64, found, casMismatch bool, err error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -512,12 +514,14 @@ func (d DB) MGet(keys [][]byte, fn func(i int, it Item, ok bool)) {
 		// A key of another type reads as nil but is a hit, as in Redis.
 		d.e.stats.hits.Add(1)
 		en := &s.entries[slot]
-		d.touch(en, now)
+		fetched := d.fetch(en, now)
 		if en.typ != TypeString {
 			fn(i, Item{}, false)
 			continue
 		}
-		fn(i, itemOf(en), true)
+		it := itemOf(en)
+		it.Fetched = fetched
+		fn(i, it, true)
 	}
 }
 
@@ -574,6 +578,7 @@ func (d DB) storeKV(s *shard, slot int, h uint64, kv []byte, keyLen int, enc Enc
 	en.enc = enc
 	s.countCompressed(en, 1)
 	en.cas = d.e.nextCAS()
+	en.ttlGen &^= entryFetched // a new value, not read yet
 	d.e.onWrite(en, now)
 	d.e.dirty.Add(1)
 	return slot

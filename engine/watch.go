@@ -40,7 +40,7 @@ func (s *shardData) bumpWatched(key []byte) {
 // does when a live key expires in between.
 func (d DB) Watch(key []byte) WatchMark {
 	s, h := d.shardOf(key)
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	if s.watched == nil {
 		s.watched = map[string]*watchedGen{}
@@ -57,7 +57,7 @@ func (d DB) Watch(key []byte) WatchMark {
 // Unwatch drops one watch on key.
 func (d DB) Unwatch(key []byte) {
 	s, _ := d.shardOf(key)
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	w := s.watched[string(key)]
 	if w == nil {
@@ -75,7 +75,7 @@ func (d DB) Unwatch(key []byte) {
 // Watch. The key must still be watched.
 func (d DB) Unchanged(key []byte, mark WatchMark) bool {
 	s, h := d.shardOf(key)
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	return d.markLocked(s, key, h, s.watched[string(key)]) == mark
 }
@@ -90,6 +90,6 @@ func (d DB) markLocked(s *shard, key []byte, h uint64, w *watchedGen) WatchMark 
 		return m
 	}
 	en := &s.entries[slot]
-	m.exists, m.cas, m.expireAt, m.ttlGen = true, en.cas, en.expireAt, en.ttlGen
+	m.exists, m.cas, m.expireAt, m.ttlGen = true, en.cas, en.expireAt, en.ttlGenOnly() // a read is no change
 	return m
 }

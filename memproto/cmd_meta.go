@@ -153,7 +153,7 @@ func (s *session) metaGet(r *Request) {
 		case 'l':
 			b = appendInt(append(b, " l"...), idleSecs)
 		case 'h':
-			if fe.fetched.has(it.CAS) {
+			if it.Fetched { // as it was before this mg
 				b = append(b, " h1"...)
 			} else {
 				b = append(b, " h0"...)
@@ -174,8 +174,10 @@ func (s *session) metaGet(r *Request) {
 			won = true
 		}
 	}
-	if !m.NoUpdate {
-		fe.fetched.mark(it.CAS)
+	if created && !m.NoUpdate {
+		// memcached counts the creating mg as a fetch; a hit was
+		// marked by the read itself (engine.Item.Fetched).
+		fe.db.MarkFetched(r.Key, it.CAS)
 	}
 	s.pin(r.Key)
 	if won {
@@ -216,7 +218,9 @@ func (fe *Frontend) vivify(r *Request, value []byte, viv, ttl expiryTrack) (bool
 	}
 	if !res.Stored {
 		// Another client created it meanwhile.
-		it, ok, _ := fe.db.Get(r.Key)
+		db := fe.db
+		db.NoTouch = r.Meta.NoUpdate
+		it, ok, _ := db.Get(r.Key)
 		return false, it, ok
 	}
 	fe.stats.totalItems.Add(1)
@@ -402,6 +406,9 @@ func (fe *Frontend) invalidate(r *Request) string {
 		fe.notifyExpiry(r.Key, engine.ExpireChange{Mode: o.TTL, At: o.ExpireAt}, it.ExpireAt != 0, now)
 	}
 	if res.CAS != 0 {
+		if it.Fetched { // memcached marks the item stale in place
+			db.MarkFetched(r.Key, res.CAS)
+		}
 		fe.carryBits(it.CAS, res.CAS)
 		fe.marks.set(sh, r.Key, mark{cas: res.CAS, stale: true}, fe.markLive)
 	}
@@ -570,7 +577,7 @@ func (s *session) metaDebug(r *Request) {
 	}
 	b = appendInt(append(b, " la="...), info.IdleMs/1000)
 	b = appendUint(append(b, " cas="...), it.CAS)
-	if fe.fetched.has(it.CAS) {
+	if it.Fetched {
 		b = append(b, " fetch=yes"...)
 	} else {
 		b = append(b, " fetch=no"...)

@@ -96,7 +96,6 @@ func (s *session) retrieve(r *Request, variant int) {
 		}
 		fe.prefixes.recordGet(key, ok)
 		if ok {
-			fe.fetched.mark(it.CAS)
 			s.appendValue(key, &it, variant&retrWithCAS != 0)
 			it.Release() // copied out: a decompression buffer goes back
 		}
@@ -313,11 +312,9 @@ func (s *session) touch(r *Request) {
 // whether the key existed.
 func (fe *Frontend) touchKey(key []byte, ch engine.ExpireChange) bool {
 	it, ok, err := fe.getEx(fe.db, key, ch)
+	it.Release() // the value is not needed
 	if err != engine.ErrWrongType {
-		if ok {
-			fe.fetched.mark(it.CAS) // memcached's touch counts as a fetch
-		}
-		return ok
+		return ok // a hit is a fetch, for memcached's touch too
 	}
 	if ch.Mode == engine.TTLSet {
 		ok, deleted := fe.db.ExpireKey(key, ch.At, 0)
@@ -351,6 +348,9 @@ func (fe *Frontend) incr(key []byte, delta uint64, decr bool, cas uint64, pinned
 		return
 	}
 	if !pinned {
+		if info.Fetched {
+			fe.db.MarkFetched(key, newCAS)
+		}
 		fe.carryBits(info.CAS, newCAS)
 		return
 	}

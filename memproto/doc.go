@@ -66,10 +66,12 @@
 // # Where Tandem differs from memcached
 //
 //   - Items carry no slab class: me shows cls=1. memcached's per-item
-//     "fetched" bit (mg h, me fetch=) and "binary key" bit (mg k and me
-//     show a key stored by ms b in base64) are kept per item version in
-//     fixed tables (versions.go): a version marked long ago may lose its
-//     mark (read as not fetched, key shown as plain text with no b flag).
+//     "fetched" bit (mg h, me fetch=, stats expired_unfetched and
+//     evicted_unfetched) is the engine's, set by reads through either
+//     protocol (a Redis GET fetches too). The "binary key" bit (mg k and
+//     me show a key stored by ms b in base64) is kept per item version in
+//     a fixed table (versions.go): a version marked long ago may lose its
+//     mark (key shown as plain text with no b flag).
 //   - flush_all with a delay expires the keys that exist when it is
 //     received; memcached also drops those written during the delay.
 //   - The binary protocol is not served (stats settings says "ascii").
@@ -91,6 +93,6 @@
 // Files: parser.go, metaflags.go, numbers.go, base64.go (parsing);
 // session.go (the Serve loop); table.go and cmd_*.go (commands); expiry.go
 // (exptime rules); marks.go (stale/win bits for mg N/R, md I, ms I);
-// versions.go (fetched and binary-key bits);
+// versions.go (the binary-key bit);
 // stats.go (counters and the stats groups); errors.go (every wire string).
 package memproto

@@ -36,7 +36,6 @@ type Frontend struct {
 	stats     counters
 	sessions  sync.Map // id → *session, for "stats conns"
 	marks     markTable
-	fetched   versionSet // item versions read (mg h)
 	binary    versionSet // item versions stored with a base64 key (ms b)
 	prefixes  prefixStats
 	verbosity atomic.Uint32

@@ -169,11 +169,14 @@ func (fe *Frontend) generalStats(w *statsWriter) {
 	w.int("curr_items", int64(fe.db.Size()))
 	w.int("total_items", c.totalItems.Load())
 	w.int("slab_global_page_pool", 0)
-	// expired_unfetched and evicted_unfetched need a per-entry "fetched"
-	// bit the engine does not keep yet; evicted_active needs memcached's
-	// segmented LRU. Reported as 0 until then.
-	w.int("expired_unfetched", 0)
-	w.int("evicted_unfetched", 0)
+	// Keys expired or evicted whose value was never read, through either
+	// protocol (the engine's fetched bit). Like evictions and reclaimed,
+	// they count every database, not only the one memcached sees.
+	w.int("expired_unfetched", es.ExpiredUnfetched)
+	w.int("evicted_unfetched", es.EvictedUnfetched)
+	// memcached's evicted_active counts items evicted from the cold end of
+	// its segmented LRU while flagged active (hit again, not yet moved to
+	// the warm queue). No policy here has that state: 0.
 	w.int("evicted_active", 0)
 	w.int("evictions", es.EvictedKeys)
 	// memcached counts the entries whose memory an expired one gave back;
@@ -275,8 +278,8 @@ func (fe *Frontend) itemStats(w *statsWriter) {
 	w.int("items:1:evicted_time", 0)
 	w.int("items:1:outofmemory", fe.stats.storeNoMemory.Load())
 	w.int("items:1:reclaimed", es.ExpiredKeys)
-	w.int("items:1:expired_unfetched", 0)
-	w.int("items:1:evicted_unfetched", 0)
+	w.int("items:1:expired_unfetched", es.ExpiredUnfetched)
+	w.int("items:1:evicted_unfetched", es.EvictedUnfetched)
 }
 
 // slabStats is "stats slabs": one pseudo class holding every item.

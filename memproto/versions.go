@@ -5,11 +5,10 @@ import "sync/atomic"
 // versionSet stands in for a per-item memcached bit without a byte in the
 // engine's entries: it remembers the CAS uniques of item versions that have
 // the bit. A write gives the key a new CAS unique, so a new version starts
-// without the bit, as a new memcached item does. Two bits use it:
-//
-//   - fetched (mg h, me fetch=): the version has been read;
-//   - binary key: the version was stored by ms with b, so mg k and me
-//     return its key in base64.
+// without the bit, as a new memcached item does. The binary-key bit uses
+// it: the version was stored by ms with b, so mg k and me return its key in
+// base64. (The fetched bit, mg h and me fetch=, is the engine's own:
+// engine.Item.Fetched.)
 //
 // It is a fixed table of slots indexed by a hash of the CAS: a version
 // marked long ago may have lost its slot to a later one and then reads as
@@ -41,12 +40,9 @@ func (t *versionSet) has(cas uint64) bool {
 	return cas != 0 && t.slots[versionSlot(cas)].Load() == cas
 }
 
-// carryBits gives the version newCAS the bits of version oldCAS, for
-// writes that memcached makes in place (incr, md I).
+// carryBits gives the version newCAS the binary-key bit of version oldCAS,
+// for writes that memcached makes in place (incr, md I).
 func (fe *Frontend) carryBits(oldCAS, newCAS uint64) {
-	if fe.fetched.has(oldCAS) {
-		fe.fetched.mark(newCAS)
-	}
 	if fe.binary.has(oldCAS) {
 		fe.binary.mark(newCAS)
 	}

@@ -266,7 +266,8 @@ func TestBlockingRealTimeout(t *testing.T) {
 	if got != "*-1\r\n" {
 		t.Fatalf("reply %q", got)
 	}
-	if elapsed < 200*time.Millisecond || elapsed > 250*time.Millisecond {
-		t.Fatalf("timed out after %v, want 200ms ±50ms", elapsed)
+	// Never early; late only by scheduling on a loaded machine.
+	if elapsed < 200*time.Millisecond || elapsed > 2*time.Second {
+		t.Fatalf("timed out after %v, want 200ms (not before; late by scheduling only)", elapsed)
 	}
 }

@@ -189,6 +189,10 @@ func (c *Client) exec(args [][]byte) {
 			return
 		}
 	}
+	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && fe.persist.WritesRefused() {
+		c.reject(cmd, ErrMisconf)
+		return
+	}
 	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {
 		c.reject(cmd, fe.busyError())
 		return

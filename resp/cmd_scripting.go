@@ -2,6 +2,7 @@ package resp
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -110,6 +111,26 @@ func (f *Frontend) scripts() *scripting.Engine {
 	}
 	e, _ := scriptEngines.LoadOrStore(f, scripting.NewEngine())
 	return e.(*scripting.Engine)
+}
+
+// functionSources are the FUNCTION libraries' sources, for a dump.
+func (f *Frontend) functionSources() [][]byte {
+	libs := f.scripts().Functions.Libraries()
+	out := make([][]byte, len(libs))
+	for i, l := range libs {
+		out[i] = []byte(l.Code)
+	}
+	return out
+}
+
+// loadFunction loads a library from a dump, replacing one of the same name.
+func (f *Frontend) loadFunction(code []byte) error {
+	sc := &Client{fe: f, authenticated: true, inExclusive: true}
+	sc.db = f.eng.DB(0)
+	if _, msg := f.scripts().Functions.Load(code, true, &scriptHost{c: sc, caller: sc}); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
 }
 
 // denyOOM reports whether a script with these flags is refused while

@@ -27,22 +27,32 @@ const (
 	FlagFast   // O(1) or O(log N)
 	FlagNoAuth // allowed before AUTH
 	FlagMayReplicate
-	FlagNoMulti   // not allowed in MULTI
-	FlagAllowBusy // allowed while a script runs
+	FlagNoMulti         // not allowed in MULTI
+	FlagAllowBusy       // allowed while a script runs
+	FlagNoAsyncLoading  // not allowed while loading asynchronously
+	FlagNoMandatoryKeys // may take no key although it declares key positions
 )
 
-var flagNames = []string{
-	"write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking",
-	"loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth",
-	"may_replicate", "no_multi", "allow_busy",
+// flagOrder lists the flags in the order Redis's COMMAND INFO prints them,
+// with their names.
+var flagOrder = []struct {
+	f    Flag
+	name string
+}{
+	{FlagWrite, "write"}, {FlagReadonly, "readonly"}, {FlagDenyOOM, "denyoom"}, {FlagAdmin, "admin"},
+	{FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"}, {FlagBlocking, "blocking"}, {FlagLoading, "loading"},
+	{FlagStale, "stale"}, {FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"},
+	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagMayReplicate, "may_replicate"},
+	{FlagNoMandatoryKeys, "no_mandatory_keys"}, {FlagNoAsyncLoading, "no_async_loading"},
+	{FlagNoMulti, "no_multi"}, {FlagAllowBusy, "allow_busy"},
 }
 
-// Names returns the flag names in Redis's spelling.
+// Names returns the flag names in Redis's spelling and order.
 func (f Flag) Names() []string {
 	var out []string
-	for i, n := range flagNames {
-		if f&(1<<i) != 0 {
-			out = append(out, n)
+	for _, o := range flagOrder {
+		if f&o.f != 0 {
+			out = append(out, o.name)
 		}
 	}
 	return out

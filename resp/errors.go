@@ -38,9 +38,12 @@ const (
 // Command errors: complete reply texts, code included, for Writer.Error.
 // The ones holding %s are formats.
 const (
-	ErrWrongType     = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	ErrNotInteger    = "ERR value is not an integer or out of range"
-	ErrSyntax        = "ERR syntax error"
+	ErrWrongType  = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrNotInteger = "ERR value is not an integer or out of range"
+	ErrSyntax     = "ERR syntax error"
+	// ErrMisconf: writes refused after a failed BGSAVE
+	// (stop-writes-on-bgsave-error).
+	ErrMisconf       = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
 	ErrNotFloat      = "ERR value is not a valid float"
 	ErrNoSuchKey     = "ERR no such key"
 	ErrOOM           = "OOM command not allowed when used memory > 'maxmemory'."

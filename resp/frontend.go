@@ -11,6 +11,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/snapshot"
 )
 
 // Version is the Redis version Tandem reports (INFO, HELLO): the one whose
@@ -38,9 +39,16 @@ type Options struct {
 	Facts  ServerFacts
 	// Limits returns the server's connection limits (INFO clients).
 	Limits func() server.Limits
+	// ClientBuffers returns what the connections' buffers hold, both
+	// protocols together (INFO memory mem_clients_normal, INFO clients
+	// client_recent_max_*_buffer); nil: reported as 0.
+	ClientBuffers func() server.ClientBuffers
 	// Logger receives the front-end's log lines (a subscriber closed for
 	// its output limit); nil: slog.Default().
 	Logger *slog.Logger
+	// Shutdown stops the server without saving (SHUTDOWN has saved
+	// already); nil: SHUTDOWN only closes its connection (tests).
+	Shutdown func()
 }
 
 // Frontend serves the Redis protocol: it implements server.Frontend.
@@ -57,6 +65,9 @@ type Frontend struct {
 	memPeak atomic.Int64 // INFO used_memory_peak, sampled every 100 ms and by INFO (info_memory.go)
 	rates   rateSampler  // INFO instantaneous_*
 
+	persist  *snapshot.Manager // SAVE, BGSAVE, save rules (cmd_persistence.go)
+	shutdown func()
+
 	// busyText is the BUSY reply while a busy script runs (busy.go); the
 	// script sets it before marking the gate busy.
 	busyText atomic.Pointer[string]
@@ -66,6 +77,8 @@ type Frontend struct {
 
 	hub *pubsub.Hub // pub/sub registry (cmd_pubsub.go, pubsub_client.go)
 	log *slog.Logger
+
+	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
 }
 
 // frontendStats feed INFO stats.
@@ -77,7 +90,7 @@ type frontendStats struct {
 
 // New returns the Redis front-end over eng.
 func New(o Options) *Frontend {
-	f := &Frontend{eng: o.Engine, cfg: o.Config, facts: o.Facts}
+	f := &Frontend{eng: o.Engine, cfg: o.Config, facts: o.Facts, clientBuffers: o.ClientBuffers}
 	f.table = NewTable(commandFamilies()...)
 	followMemoryConfig(f.eng, f.cfg)
 	f.started = o.Facts.StartTime
@@ -96,8 +109,18 @@ func New(o Options) *Frontend {
 	}
 	f.setupNotify()
 	followCompressionConfig(f.eng, f.cfg)
+	f.shutdown = o.Shutdown
+	if f.shutdown == nil {
+		f.shutdown = func() {}
+	}
+	f.persist = snapshot.New(snapshot.Options{Engine: f.eng, Config: f.cfg, Logger: f.log,
+		Functions: f.functionSources, Function: f.loadFunction})
 	return f
 }
+
+// Persistence returns the snapshot manager: the binary loads the dump at
+// start, runs the save rules and saves on SIGTERM through it.
+func (f *Frontend) Persistence() *snapshot.Manager { return f.persist }
 
 // Hub returns the pub/sub registry: PUBLISH's, and keyspace
 // notifications'.
@@ -135,4 +158,4 @@ func (f *Frontend) forEachClient(fn func(c *Client)) {
 
 // lastSave is when the keyspace was last saved to disk; until the first
 // save, the start time.
-func (f *Frontend) lastSave() time.Time { return f.facts.StartTime }
+func (f *Frontend) lastSave() time.Time { return f.persist.LastSave() }

@@ -245,8 +245,9 @@ func (f *Frontend) infoClients(b *infoBuilder) {
 	b.int("connected_clients", int64(f.connectedClients()))
 	b.field("cluster_connections", "0")
 	b.int("maxclients", int64(f.cfg.MaxClients()))
-	b.field("client_recent_max_input_buffer", "0")
-	b.field("client_recent_max_output_buffer", "0")
+	bufs := f.buffers()
+	b.int("client_recent_max_input_buffer", bufs.RecentMaxInput)
+	b.int("client_recent_max_output_buffer", bufs.RecentMaxOutput)
 	blocked, inTimeoutTable := f.blockedClients()
 	b.int("blocked_clients", int64(blocked))
 	b.field("tracking_clients", "0")
@@ -261,13 +262,22 @@ func (f *Frontend) infoPersistence(b *infoBuilder) {
 	} {
 		b.field(kv[0], kv[1])
 	}
-	b.int("rdb_changes_since_last_save", f.eng.Changes())
-	b.field("rdb_bgsave_in_progress", "0")
-	b.int("rdb_last_save_time", f.started.Unix())
+	in := f.persist.Info()
+	b.int("rdb_changes_since_last_save", in.ChangesSinceLastSave)
+	b.int("rdb_bgsave_in_progress", int01(in.BGSaveInProgress))
+	b.int("rdb_last_save_time", in.LastSaveTime.Unix())
+	status := "ok"
+	if !in.LastBGSaveOK {
+		status = "err"
+	}
+	b.field("rdb_last_bgsave_status", status)
+	b.int("rdb_last_bgsave_time_sec", in.LastBGSaveSecs)
+	b.int("rdb_current_bgsave_time_sec", in.CurrentBGSaveSecs)
+	b.int("rdb_saves", in.Saves)
+	b.field("rdb_last_cow_size", "0")
+	b.int("rdb_last_load_keys_expired", in.LastLoadExpired)
+	b.int("rdb_last_load_keys_loaded", in.LastLoadLoaded)
 	for _, kv := range [][2]string{
-		{"rdb_last_bgsave_status", "ok"}, {"rdb_last_bgsave_time_sec", "-1"},
-		{"rdb_current_bgsave_time_sec", "-1"}, {"rdb_saves", "0"}, {"rdb_last_cow_size", "0"},
-		{"rdb_last_load_keys_expired", "0"}, {"rdb_last_load_keys_loaded", "0"},
 		{"aof_enabled", "0"}, {"aof_rewrite_in_progress", "0"}, {"aof_rewrite_scheduled", "0"},
 		{"aof_last_rewrite_time_sec", "-1"}, {"aof_current_rewrite_time_sec", "-1"},
 		{"aof_last_bgrewrite_status", "ok"}, {"aof_rewrites", "0"},

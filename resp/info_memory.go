@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/server"
 )
 
 // INFO memory: redis 7.0's fields in its order, and the peak sampler.
@@ -50,6 +51,15 @@ func (f *Frontend) usedMemory() (used, peak int64) {
 			return used, used
 		}
 	}
+}
+
+// buffers returns the server's client buffer figures (zeros without a
+// server, as in tests of the front-end alone).
+func (f *Frontend) buffers() server.ClientBuffers {
+	if f.clientBuffers == nil {
+		return server.ClientBuffers{}
+	}
+	return f.clientBuffers()
 }
 
 // percent formats part/whole as Redis's "%.2f%%"; 0 when whole is 0.
@@ -127,10 +137,11 @@ func (f *Frontend) infoMemory(b *infoBuilder) {
 	b.int("mem_fragmentation_bytes", rss-used)
 	zero("mem_not_counted_for_evict", "mem_replication_backlog", "mem_total_replication_buffers",
 		"mem_clients_slaves")
-	// Client buffers belong to the server layer (gnet's per-connection
-	// buffers, the pending input and reply buffers of server.conn), which
-	// does not count them yet: not reported.
-	zero("mem_clients_normal", "mem_cluster_links", "mem_aof_buffer")
+	// The server layer's count of what the connections' buffers hold, for
+	// both protocols: query buffers, reply buffers, and output queued for
+	// the sockets (server.ClientBuffers).
+	b.int("mem_clients_normal", f.buffers().Total)
+	zero("mem_cluster_links", "mem_aof_buffer")
 	b.field("mem_allocator", runtime.Version())
 	zero("active_defrag_running", "lazyfree_pending_objects", "lazyfreed_objects")
 }

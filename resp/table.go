@@ -16,6 +16,7 @@ func commandFamilies() [][]*Command {
 		bitmapCommands(), hllCommands(),
 		sortCommands(),
 		transactionCommands(),
+		persistenceCommands(),
 		pubsubCommands(),
 		scriptingCommands(),
 	}

@@ -12,4 +12,9 @@
 // maxclients, the idle timeout, the query-buffer and output-buffer limits,
 // and it recovers a panic in a session so that only that connection is
 // closed. Handlers run on event-loop goroutines and must never block.
+//
+// It also accounts for what the connections' buffers hold
+// (Server.ClientBuffers, INFO's mem_clients_normal), and holds an event
+// loop back while the Go heap runs past the runtime's memory limit
+// (heapguard.go): the one place where a loop blocks on purpose.
 package server

@@ -96,6 +96,8 @@ type Server struct {
 	readyErr error
 	once     sync.Once
 	stopping atomic.Bool
+	bufs     bufferStats // client buffer accounting (ClientBuffers)
+	heap     heapGuard   // back-pressure on the Go memory limit (heapguard.go)
 }
 
 // New returns a server; Run starts it.
@@ -186,12 +188,20 @@ type conn struct {
 	fd       int
 	lastRead atomic.Int64 // unix nanoseconds
 	counted  bool
+	srv      *Server
+	// held is this connection's share of bufferStats.total as last
+	// accounted; queued the outbound bytes then (read by OnTick's
+	// refresh); closed stops the accounting. All three change on the
+	// connection's event loop only.
+	held   int64
+	queued atomic.Int64
+	closed bool
 }
 
 func (c *conn) ID() uint64                { return c.id }
 func (c *conn) RemoteAddr() string        { return c.remote }
 func (c *conn) LocalAddr() string         { return c.local }
-func (c *conn) AsyncWrite(b []byte) error { return c.gc.AsyncWrite(b, nil) }
+func (c *conn) AsyncWrite(b []byte) error { return c.gc.AsyncWrite(b, c.afterAsync) }
 func (c *conn) Wake() error               { return c.gc.Wake(nil) }
 func (c *conn) Close()                    { _ = c.gc.Close() }
 func (c *conn) FD() int                   { return c.fd }
@@ -222,7 +232,7 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		s.clients.Add(-1)
 		return fe.RejectMessage(), gnet.Close
 	}
-	c := &conn{gc: gc, id: s.nextID.Add(1), local: local, remote: gc.RemoteAddr().String(), fd: gc.Fd(), counted: true}
+	c := &conn{gc: gc, id: s.nextID.Add(1), local: local, remote: gc.RemoteAddr().String(), fd: gc.Fd(), counted: true, srv: s}
 	c.lastRead.Store(time.Now().UnixNano())
 	gc.SetContext(c)
 	if !s.safely(c, func() { c.sess = fe.NewSession(c) }) {
@@ -250,6 +260,9 @@ func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
 		c.counted = false
 	}
 	s.conns.Delete(c.id)
+	c.closed = true
+	s.bufs.total.Add(-c.held)
+	c.held = 0
 	if c.sess != nil {
 		s.safely(c, c.sess.Closed)
 	}
@@ -264,13 +277,17 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 		return gnet.Close
 	}
 	data, _ := gc.Next(-1)
+	now := time.Now()
 	if len(data) > 0 {
-		c.lastRead.Store(time.Now().UnixNano())
+		c.lastRead.Store(now.UnixNano())
+		s.heap.note(len(data)) // may collect first when the heap is over the limit
 	}
 	if len(c.pending) > 0 {
 		c.pending = append(c.pending, data...)
 		data = c.pending
 	}
+	s.bufs.input.note(int64(max(cap(c.pending), len(data))), now)
+	defer c.account()
 	var (
 		n          int
 		closeAfter bool
@@ -316,6 +333,96 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	return gnet.None
 }
 
+// bufferStats account for the memory the connections' buffers hold, for
+// INFO (mem_clients_normal, client_recent_max_*_buffer). Each event on a
+// connection adds the change of its buffers to total: one atomic add.
+type bufferStats struct {
+	total         atomic.Int64
+	input, output recentMax
+}
+
+// recentMax is the largest value seen over the last recentSlots seconds,
+// as Redis's client_recent_max_* fields: one slot per second, the oldest
+// cleared by OnTick.
+type recentMax struct {
+	slots [recentSlots]atomic.Int64
+}
+
+const recentSlots = 8
+
+func recentSlot(t time.Time) int { return int(t.Unix() % recentSlots) }
+
+// note records v in the slot of now's second.
+func (r *recentMax) note(v int64, now time.Time) {
+	slot := &r.slots[recentSlot(now)]
+	for {
+		cur := slot.Load()
+		if v <= cur || slot.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+func (r *recentMax) max() int64 {
+	var m int64
+	for i := range r.slots {
+		m = max(m, r.slots[i].Load())
+	}
+	return m
+}
+
+// ClientBuffers is what the connections' buffers hold, both protocols
+// together.
+type ClientBuffers struct {
+	// Total is the bytes held for all connections: the query buffers
+	// (unconsumed bytes of incomplete requests, at their capacity), the
+	// reply buffers kept for reuse (capacity) and the replies written but
+	// not yet taken by the sockets (gnet's outbound buffers). It is
+	// updated at each event of a connection; output drained by the socket
+	// alone is seen within a second.
+	Total int64
+	// RecentMaxInput and RecentMaxOutput are the largest query buffer
+	// (with the bytes of one read) and the largest output queued for the
+	// socket of one connection over the last 8 seconds.
+	RecentMaxInput, RecentMaxOutput int64
+}
+
+// ClientBuffers returns the client buffer figures.
+func (s *Server) ClientBuffers() ClientBuffers {
+	return ClientBuffers{
+		Total:           max(s.bufs.total.Load(), 0),
+		RecentMaxInput:  s.bufs.input.max(),
+		RecentMaxOutput: s.bufs.output.max(),
+	}
+}
+
+// account brings the connection's share of the buffer total up to date.
+// On the connection's event loop only.
+func (c *conn) account() {
+	if c.closed {
+		return
+	}
+	queued := int64(c.gc.OutboundBuffered())
+	held := int64(cap(c.pending)+cap(c.out)) + queued
+	if d := held - c.held; d != 0 {
+		c.srv.bufs.total.Add(d)
+		c.held = held
+	}
+	if queued != c.queued.Load() {
+		c.queued.Store(queued)
+	}
+	if queued > 0 {
+		c.srv.bufs.output.note(queued, time.Now())
+	}
+}
+
+// afterAsync runs on the event loop after an asynchronous write (pub/sub
+// messages, and OnTick's refresh of connections with queued output).
+func (c *conn) afterAsync(gnet.Conn, error) error {
+	c.account()
+	return nil
+}
+
 // safely runs fn and turns a panic into a log line; it reports whether fn
 // returned normally. Only the panicking connection is affected.
 func (s *Server) safely(c *conn, fn func()) (ok bool) {
@@ -329,21 +436,28 @@ func (s *Server) safely(c *conn, fn func()) (ok bool) {
 	return true
 }
 
-// OnTick implements gnet.EventHandler: closes idle clients.
+// OnTick implements gnet.EventHandler: closes idle clients, refreshes the
+// buffer accounting of connections whose output was queued (the socket
+// may have taken it since) and starts a new second of the recent maxima.
 func (s *Server) OnTick() (time.Duration, gnet.Action) {
 	lim := s.limits.Load()
-	if lim.IdleTimeout > 0 {
-		s.conns.Range(func(_, v any) bool {
-			c := v.(*conn)
-			if c.Idle() > lim.IdleTimeout {
-				if ex, ok := c.sess.(interface{ IdleExempt() bool }); ok && ex.IdleExempt() {
-					return true
-				}
-				c.Close()
+	next := (recentSlot(time.Now()) + 1) % recentSlots
+	s.bufs.input.slots[next].Store(0)
+	s.bufs.output.slots[next].Store(0)
+	s.conns.Range(func(_, v any) bool {
+		c := v.(*conn)
+		if c.queued.Load() > 0 {
+			// An empty write whose callback runs on the connection's loop.
+			_ = c.gc.AsyncWrite(nil, c.afterAsync)
+		}
+		if lim.IdleTimeout > 0 && c.Idle() > lim.IdleTimeout {
+			if ex, ok := c.sess.(interface{ IdleExempt() bool }); ok && ex.IdleExempt() {
+				return true
 			}
-			return true
-		})
-	}
+			c.Close()
+		}
+		return true
+	})
 	return time.Second, gnet.None
 }
 

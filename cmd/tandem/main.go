@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -80,7 +81,29 @@ func run(args, environ []string) int {
 		ClientsCounter: srv.Clients,
 	}
 	facts.Executable, _ = os.Executable()
-	redisFE := resp.New(resp.Options{Engine: eng, Config: cfg, Facts: facts})
+	stopNoSave := make(chan struct{})
+	var stopOnce sync.Once
+	redisFE := resp.New(resp.Options{Engine: eng, Config: cfg, Facts: facts, Logger: log, ClientBuffers: srv.ClientBuffers,
+		Shutdown: func() { stopOnce.Do(func() { close(stopNoSave) }) }})
+	persist := redisFE.Persistence()
+	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
+		log.Error("cannot create the data directory (dir)", "dir", cfg.Dir(), "err", err)
+		return 1
+	}
+	if _, err := persist.Load(); err != nil {
+		// Never start half loaded, nor empty over a dump that exists,
+		// unless told to: then the bad file is kept aside, not overwritten.
+		if !cfg.StartEmptyOnBadDump() {
+			log.Error("cannot load the dump; refusing to start (set start-empty-on-bad-dump yes, or move the file away, to start empty)", "err", err)
+			return 1
+		}
+		aside := persist.Path() + ".bad-" + time.Now().UTC().Format("20060102T150405")
+		if rerr := os.Rename(persist.Path(), aside); rerr != nil {
+			log.Error("cannot load the dump nor set it aside; refusing to start", "err", err, "rename", rerr)
+			return 1
+		}
+		log.Warn("cannot load the dump; set it aside and starting empty (start-empty-on-bad-dump)", "err", err, "kept", aside)
+	}
 	listeners := []server.Listener{{Addrs: addrs(cfg, cfg.Port()), Frontend: redisFE}}
 	if p := cfg.MemcachedPort(); p > 0 {
 		listeners = append(listeners, server.Listener{Addrs: addrs(cfg, p), Frontend: memproto.New(memproto.Options{Engine: eng, Config: cfg, Version: memcachedVersion()})})
@@ -91,6 +114,7 @@ func run(args, environ []string) int {
 	defer cancel()
 	go eng.RunActiveExpiry(ctx, cfg.Hz())
 	go redisFE.SampleMemoryEvery(ctx, 100*time.Millisecond) // used_memory_peak
+	go persist.Run(ctx)                                     // save rules
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Run() }()
@@ -108,6 +132,14 @@ func run(args, environ []string) int {
 	select {
 	case sig := <-sigs:
 		log.Info("received signal, shutting down", "signal", sig.String())
+		if persist.HasRules() {
+			// As Redis on SIGTERM: with save rules, save before exiting.
+			persist.Wait()
+			if err := persist.Save(); err != nil {
+				log.Error("error saving the DB before exiting", "err", err)
+			}
+		}
+	case <-stopNoSave: // SHUTDOWN saved (or was told not to)
 	case err := <-errc:
 		if err != nil {
 			log.Error("server stopped", "err", err)

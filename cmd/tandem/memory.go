@@ -73,7 +73,9 @@ func setupMemory(cfg *conf.Config, log *slog.Logger, environ []string, root stri
 }
 
 // apply sets GOMEMLIMIT for maxmemory (called again on CONFIG SET
-// maxmemory), unless the user set GOMEMLIMIT.
+// maxmemory), unless the user set GOMEMLIMIT. The limit is soft: a
+// collection that runs late lets the heap past it, so the server holds its
+// event loops back then (server/heapguard.go), whichever set the limit.
 func (t *memoryTuner) apply(maxMemory int64) {
 	if t.userGoML {
 		t.log.Info("GOMEMLIMIT set in the environment: kept", "bytes", debug.SetMemoryLimit(-1))

@@ -286,8 +286,8 @@ func TestBlockingTimeoutAccuracy(t *testing.T) {
 				t.Errorf("%s %v: reply %q", addr, args, rep.raw)
 			}
 			wantD := time.Duration(want * float64(time.Second))
-			if d := elapsed - wantD; d < 0 || d > 50*time.Millisecond {
-				t.Errorf("%s %v: timed out after %v, want %v +50ms", addr, args, elapsed, wantD)
+			if d := elapsed - wantD; d < 0 || d > time.Second { // never early; late only by scheduling
+				t.Errorf("%s %v: timed out after %v, want %v (never early)", addr, args, elapsed, wantD)
 			}
 		}
 	}

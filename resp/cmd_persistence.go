@@ -1,0 +1,182 @@
+package resp
+
+import (
+	"net"
+	"strings"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/snapshot"
+)
+
+// Persistence: SAVE, BGSAVE, SHUTDOWN and DEBUG RELOAD (LASTSAVE is in
+// cmd_server.go). The work is snapshot.Manager's; a dump is always a
+// point-in-time one (engine.Snapshot) taken without fork, so SAVE differs
+// from BGSAVE only in answering when the file is on disk.
+
+func persistenceCommands() []*Command {
+	admin := []string{"@admin", "@dangerous"}
+	return []*Command{
+		{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Synchronously save the dataset to disk", Run: cmdSave},
+		{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Asynchronously save the dataset to disk", Run: cmdBGSave},
+		{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Synchronously save the dataset to disk and then shut down the server", Run: cmdShutdown},
+		{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, ACL: admin, Group: "server", Since: "1.0.0", Summary: "A container for debugging commands", Run: cmdDebug},
+	}
+}
+
+// withoutGate runs fn with this client out of the engine's gate: a dump's
+// barrier is an exclusive section, which a client inside the gate would
+// wait for forever. Other clients of the loop wait meanwhile, as they do
+// for Redis's SAVE.
+func (c *Client) withoutGate(fn func()) {
+	if c.inExclusive || !c.gateHeld {
+		fn()
+		return
+	}
+	gate := c.fe.eng.Gate()
+	gate.Leave()
+	defer gate.EnterWait()
+	fn()
+}
+
+func cmdSave(c *Client, _ [][]byte) {
+	var err error
+	c.withoutGate(func() { err = c.fe.persist.Save() })
+	switch err {
+	case nil:
+		c.w.Status("OK")
+	case snapshot.ErrInProgress:
+		c.w.Error(err.Error())
+	default:
+		c.w.Error("ERR")
+	}
+}
+
+func cmdBGSave(c *Client, args [][]byte) {
+	schedule := false
+	if len(args) > 1 {
+		if len(args) > 2 || !strings.EqualFold(string(args[1]), "schedule") {
+			c.w.Error(ErrSyntax)
+			return
+		}
+		schedule = true
+	}
+	status, err := c.fe.persist.BGSave(schedule)
+	if err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.w.Status(status)
+}
+
+// cmdShutdown is SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. With SAVE,
+// or with save rules and no NOSAVE, it saves first; a failed save keeps
+// the server up unless FORCE. On success the connection closes unanswered,
+// as Redis's does.
+func cmdShutdown(c *Client, args [][]byte) {
+	var save, nosave, abort bool
+	for _, a := range args[1:] {
+		switch strings.ToLower(string(a)) {
+		case "save":
+			save = true
+		case "nosave":
+			nosave = true
+		case "now", "force":
+		case "abort":
+			abort = true
+		default:
+			c.w.Error(ErrSyntax)
+			return
+		}
+	}
+	force := false
+	for _, a := range args[1:] {
+		force = force || strings.EqualFold(string(a), "force")
+	}
+	if save && nosave || abort && len(args) > 2 {
+		c.w.Error(ErrSyntax)
+		return
+	}
+	if abort {
+		c.w.Error("ERR No shutdown in progress.")
+		return
+	}
+	if c.outsideGate && !nosave && (save || c.fe.persist.HasRules()) {
+		// A busy script holds the keyspace: Redis refuses to save then.
+		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	if save || (!nosave && c.fe.persist.HasRules()) {
+		var err error
+		c.withoutGate(func() {
+			c.fe.persist.Wait()
+			err = c.fe.persist.Save()
+		})
+		if err != nil && !force {
+			c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+			return
+		}
+	}
+	c.fe.log.Warn("User requested shutdown...")
+	c.closeAfter = true
+	c.fe.shutdown()
+}
+
+// cmdDebug is DEBUG, of which Tandem has RELOAD only (save, flush, load:
+// the round trip tests use), behind enable-debug-command as in Redis.
+func cmdDebug(c *Client, args [][]byte) {
+	if !c.debugAllowed() {
+		c.w.Error("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.")
+		return
+	}
+	if !strings.EqualFold(string(args[1]), "reload") {
+		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try DEBUG HELP.")
+		return
+	}
+	flush, save := true, true
+	for _, a := range args[2:] {
+		switch strings.ToLower(string(a)) {
+		case "merge", "noflush":
+			flush = false
+		case "nosave":
+			save = false
+		default:
+			c.w.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
+			return
+		}
+	}
+	if save {
+		var err error
+		c.withoutGate(func() { err = c.fe.persist.Save() })
+		if err != nil {
+			c.w.Error("ERR Error trying to save the DB, check server logs.")
+			return
+		}
+	}
+	var err error
+	c.exclusive(func() {
+		if flush {
+			c.fe.eng.FlushAll()
+		}
+		_, err = c.fe.persist.Load()
+	})
+	if err != nil {
+		c.fe.log.Warn("DEBUG RELOAD could not load the dump", "err", err)
+		c.w.Error("ERR Error trying to load the RDB dump, check server logs.")
+		return
+	}
+	c.w.Status("OK")
+}
+
+// debugAllowed applies enable-debug-command: yes, no, or local (loopback
+// clients only).
+func (c *Client) debugAllowed() bool {
+	switch c.fe.cfg.EnableDebugCommand() {
+	case conf.ProtectedYes:
+		return true
+	case conf.ProtectedLocal:
+		host, _, err := net.SplitHostPort(c.peer.RemoteAddr())
+		ip := net.ParseIP(host)
+		return err == nil && ip != nil && ip.IsLoopback()
+	}
+	return false
+}

@@ -1,0 +1,239 @@
+// Package snapshot persists the keyspace in Redis's RDB format: save rules,
+// SAVE and BGSAVE (a point-in-time dump without fork, engine.Snapshot),
+// and loading at start. The format itself is package snapshot/rdb.
+package snapshot
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/snapshot/rdb"
+)
+
+// FileOptions say how a dump is written.
+type FileOptions struct {
+	Compress bool // rdbcompression
+	Checksum bool // rdbchecksum
+	// Functions are the FUNCTION libraries' sources, saved with the keys.
+	Functions [][]byte
+	// UsedMemory goes into the used-mem AUX field.
+	UsedMemory int64
+}
+
+// SaveResult describes a finished dump.
+type SaveResult struct {
+	Keys  int64
+	Bytes int64
+}
+
+var tempSeq atomic.Int64
+
+// WriteFile dumps eng to path atomically: a temporary file in the same
+// directory, fsync'd, renamed over path, and the directory fsync'd, so a
+// crash at any point leaves either the previous dump or the new one whole.
+func WriteFile(eng *engine.Engine, path string, o FileOptions) (SaveResult, error) {
+	dir := filepath.Dir(path)
+	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(tempSeq.Add(1), 10)+".rdb")
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return SaveResult{}, err
+	}
+	res, err := write(f, eng, o)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return SaveResult{}, err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		err = d.Sync()
+		d.Close()
+	}
+	return res, err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// write streams a point-in-time dump of eng to w.
+func write(w io.Writer, eng *engine.Engine, o FileOptions) (SaveResult, error) {
+	cw := &countingWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	rw, err := rdb.NewWriter(bw, rdb.WriterOptions{Compress: o.Compress, Checksum: o.Checksum, UsedMem: o.UsedMemory})
+	if err != nil {
+		return SaveResult{}, err
+	}
+	for _, code := range o.Functions {
+		if err := rw.Function(code); err != nil {
+			return SaveResult{}, err
+		}
+	}
+	var res SaveResult
+	var keysPerDB []int
+	curDB := -1
+	err = eng.Snapshot(func(k []int) { keysPerDB = k }, func(it *engine.SnapItem) error {
+		if it.DB != curDB {
+			curDB = it.DB
+			if err := rw.SelectDB(it.DB, uint64(keysPerDB[it.DB]), 0); err != nil {
+				return err
+			}
+		}
+		res.Keys++
+		return writeItem(rw, it)
+	})
+	if err == nil {
+		err = rw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	res.Bytes = cw.n
+	return res, err
+}
+
+// writeItem writes one key.
+func writeItem(w *rdb.Writer, it *engine.SnapItem) error {
+	m := rdb.Meta{ExpireAtMs: it.ExpireAt, Idle: -1, Freq: -1, MCFlags: it.Flags, MCCAS: it.CAS}
+	switch it.Type {
+	case engine.TypeString:
+		return w.String(it.Key, it.Value, m)
+	case engine.TypeList:
+		return w.List(it.Key, it.Elems, m)
+	case engine.TypeSet:
+		return w.Set(it.Key, it.Elems, m)
+	case engine.TypeHash:
+		return w.Hash(it.Key, it.Fields, it.Values, m)
+	case engine.TypeZSet:
+		members := make([]rdb.Member, len(it.Members))
+		for i, zm := range it.Members {
+			members[i] = rdb.Member{Member: zm.Member, Score: zm.Score}
+		}
+		return w.ZSet(it.Key, members, m)
+	}
+	return fmt.Errorf("snapshot: key of unknown type %v", it.Type)
+}
+
+// LoadOptions say how a dump is loaded.
+type LoadOptions struct {
+	Limits engine.RestoreLimits
+	// Function loads a FUNCTION library's source (FUNCTION LOAD REPLACE).
+	Function func(code []byte) error
+}
+
+// LoadResult describes a finished load.
+type LoadResult struct {
+	Loaded, Expired int64
+}
+
+// ErrNoFile is returned by ReadFile when there is no dump to load.
+var ErrNoFile = errors.New("snapshot: no dump file")
+
+// ReadFile loads the dump at path into eng, which should be empty. On any
+// error (a corrupt or truncated file, a type Tandem cannot hold) the
+// keyspace is flushed again, so it is never half loaded, and the error
+// names the file and the offset.
+func ReadFile(eng *engine.Engine, path string, o LoadOptions) (LoadResult, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return LoadResult{}, ErrNoFile
+	}
+	if err != nil {
+		return LoadResult{}, err
+	}
+	defer f.Close()
+	res, err := load(bufio.NewReaderSize(f, 1<<20), eng, o)
+	if err != nil {
+		eng.FlushAll()
+		return LoadResult{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
+}
+
+// load reads a dump from r into eng.
+func load(r io.Reader, eng *engine.Engine, o LoadOptions) (LoadResult, error) {
+	rr, err := rdb.NewReader(r)
+	if err != nil {
+		return LoadResult{}, err
+	}
+	var res LoadResult
+	var it engine.SnapItem
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			return res, nil
+		}
+		if err != nil {
+			return res, err
+		}
+		switch rec.Kind {
+		case rdb.KindFunction:
+			if o.Function != nil {
+				if err := o.Function(rec.Code); err != nil {
+					return res, fmt.Errorf("loading a function library: %w", err)
+				}
+			}
+			continue
+		case rdb.KindKey:
+		default:
+			continue
+		}
+		if rec.DB < 0 || rec.DB >= eng.Databases() {
+			return res, fmt.Errorf("key %q is in database %d, beyond the %d configured (databases)", rec.Key, rec.DB, eng.Databases())
+		}
+		itemOf(&it, rec)
+		ok, err := eng.DB(rec.DB).Restore(&it, o.Limits)
+		if err != nil {
+			return res, fmt.Errorf("loading key %q: %w", rec.Key, err)
+		}
+		if ok {
+			res.Loaded++
+		} else {
+			res.Expired++
+		}
+	}
+}
+
+// itemOf converts a loaded record.
+func itemOf(it *engine.SnapItem, rec *rdb.Record) {
+	*it = engine.SnapItem{DB: rec.DB, Key: rec.Key, ExpireAt: rec.Meta.ExpireAtMs, Flags: rec.Meta.MCFlags, CAS: rec.Meta.MCCAS,
+		Value: rec.Str, Elems: rec.Elems, Fields: rec.Fields, Values: rec.Values}
+	switch rec.Type {
+	case rdb.String:
+		it.Type = engine.TypeString
+	case rdb.List:
+		it.Type = engine.TypeList
+	case rdb.Set:
+		it.Type = engine.TypeSet
+	case rdb.Hash:
+		it.Type = engine.TypeHash
+	case rdb.ZSet:
+		it.Type = engine.TypeZSet
+		it.Members = make([]engine.ZMember, len(rec.Members))
+		for i, m := range rec.Members {
+			it.Members[i] = engine.ZMember{Member: m.Member, Score: m.Score}
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package rdb
+
+import "errors"
+
+// LZF, the compression Redis uses for strings and quicklist nodes. A
+// compressed stream is a series of chunks, each starting with a control byte:
+//
+//	000LLLLL            a literal run of L+1 bytes (1..32) follows
+//	LLLooooo oooooooo   a back reference: copy L+2 bytes (L = 1..6) starting
+//	                    o+1 bytes back from the output's end
+//	111ooooo LLLLLLLL oooooooo   the same with length L+9 (9..264)
+//
+// The offset is 13 bits, so a reference reaches at most 8192 bytes back.
+
+const (
+	lzfMaxLit = 32
+	lzfMaxOff = 1 << 13
+	lzfMaxRef = 264 // 7 + 255 + 2
+	lzfHashLg = 14
+)
+
+// lzfMaxRatio bounds how much LZF can expand: the best case is a 3-byte
+// back reference producing 264 bytes. A claimed uncompressed length beyond
+// clen*lzfMaxRatio is corrupt and is refused before anything is allocated.
+const lzfMaxRatio = 89
+
+var errLZF = errors.New("invalid LZF data")
+
+// lzfDecompress expands in into exactly n bytes.
+func lzfDecompress(in []byte, n int) ([]byte, error) {
+	if n < 0 || n > len(in)*lzfMaxRatio+lzfMaxLit {
+		return nil, errLZF
+	}
+	out := make([]byte, 0, n)
+	i := 0
+	for i < len(in) {
+		ctrl := int(in[i])
+		i++
+		if ctrl < 32 {
+			run := ctrl + 1
+			if i+run > len(in) || len(out)+run > n {
+				return nil, errLZF
+			}
+			out = append(out, in[i:i+run]...)
+			i += run
+			continue
+		}
+		length := ctrl >> 5
+		if length == 7 {
+			if i >= len(in) {
+				return nil, errLZF
+			}
+			length += int(in[i])
+			i++
+		}
+		length += 2
+		if i >= len(in) {
+			return nil, errLZF
+		}
+		ref := len(out) - (ctrl&0x1f)<<8 - int(in[i]) - 1
+		i++
+		if ref < 0 || len(out)+length > n {
+			return nil, errLZF
+		}
+		// Byte by byte: the source may overlap what is being written.
+		for k := 0; k < length; k++ {
+			out = append(out, out[ref+k])
+		}
+	}
+	if len(out) != n {
+		return nil, errLZF
+	}
+	return out, nil
+}
+
+// lzfCompress compresses in, returning nil when the result would exceed max
+// bytes (the caller then stores the data plainly).
+func lzfCompress(in []byte, max int) []byte {
+	if len(in) < 4 || max <= 0 {
+		return nil
+	}
+	out := make([]byte, 0, max)
+	var table [1 << lzfHashLg]int32 // position+1 of the last occurrence of a 3-byte hash
+	hash := func(p int) uint32 {
+		v := uint32(in[p])<<16 | uint32(in[p+1])<<8 | uint32(in[p+2])
+		return (v * 2654435761) >> (32 - lzfHashLg)
+	}
+	litStart := 0 // start of the pending literal run
+	flushLits := func(end int) bool {
+		for litStart < end {
+			run := end - litStart
+			if run > lzfMaxLit {
+				run = lzfMaxLit
+			}
+			if len(out)+1+run > max {
+				return false
+			}
+			out = append(out, byte(run-1))
+			out = append(out, in[litStart:litStart+run]...)
+			litStart += run
+		}
+		return true
+	}
+	ip := 0
+	for ip+2 < len(in) {
+		h := hash(ip)
+		cand := int(table[h]) - 1
+		table[h] = int32(ip + 1)
+		if cand >= 0 && ip-cand <= lzfMaxOff && in[cand] == in[ip] && in[cand+1] == in[ip+1] && in[cand+2] == in[ip+2] {
+			mlen := 3
+			maxLen := len(in) - ip
+			if maxLen > lzfMaxRef {
+				maxLen = lzfMaxRef
+			}
+			for mlen < maxLen && in[cand+mlen] == in[ip+mlen] {
+				mlen++
+			}
+			if !flushLits(ip) {
+				return nil
+			}
+			off := ip - cand - 1
+			l := mlen - 2
+			if l < 7 {
+				if len(out)+2 > max {
+					return nil
+				}
+				out = append(out, byte(l<<5|off>>8), byte(off))
+			} else {
+				if len(out)+3 > max {
+					return nil
+				}
+				out = append(out, byte(7<<5|off>>8), byte(l-7), byte(off))
+			}
+			// Index the positions the match covered so later data can refer to them.
+			end := ip + mlen
+			for p := ip + 1; p < end && p+2 < len(in); p++ {
+				table[hash(p)] = int32(p + 1)
+			}
+			ip = end
+			litStart = ip
+			continue
+		}
+		ip++
+	}
+	if !flushLits(len(in)) {
+		return nil
+	}
+	return out
+}
