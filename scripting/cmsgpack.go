@@ -349,6 +349,10 @@ func (d *msgpackDecoder) array(n, depth int) lua.LValue {
 	return t
 }
 
+// maxSparseIndex bounds how far past a table's array part an integer key
+// of a decoded map may land (see table).
+const maxSparseIndex = 1 << 16
+
 func (d *msgpackDecoder) table(n, depth int) lua.LValue {
 	t := d.L.NewTable()
 	for i := 0; i < n; i++ {
@@ -365,6 +369,13 @@ func (d *msgpackDecoder) table(n, depth int) lua.LValue {
 		}
 		if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
 			d.L.RaiseError("table index is NaN")
+		}
+		if n, ok := k.(lua.LNumber); ok && float64(n) > float64(t.Len()+maxSparseIndex) && n == lua.LNumber(int64(n)) && float64(n) < float64(math.MaxInt32) {
+			// gopher-lua keeps integer keys up to 2^26 in a dense array,
+			// so one such key would allocate up to 64M slots; Lua 5.1
+			// would hash it. Refused rather than let a payload exhaust
+			// memory.
+			d.L.RaiseError("table index %v too sparse for a msgpack map", n)
 		}
 		t.RawSet(k, v)
 	}
