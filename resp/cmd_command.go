@@ -302,7 +302,7 @@ func (c *Client) getKeysTarget(args [][]byte) (*Command, []int, bool) {
 		return nil, nil, false
 	}
 	idx := cmd.KeysOf(target)
-	if len(idx) == 0 {
+	if len(idx) == 0 && cmd.Flags&FlagNoMandatoryKeys == 0 {
 		c.w.Error(ErrGetKeysNone)
 		return nil, nil, false
 	}

@@ -25,12 +25,12 @@ import (
 // answer BUSY and accept SCRIPT KILL or FUNCTION KILL (busy.go).
 
 // scriptingCommands is the scripting family (Redis group "scripting").
-// Arity, flags, since and summary are redis 7.0.15's. Redis also flags
-// EVAL and FCALL no_mandatory_keys and declares a keynum key spec, which
-// the table cannot express yet: COMMAND INFO shows no key spec for them.
+// Arity, flags, since and summary are redis 7.0.15's. Redis also declares
+// a keynum key spec, which the table cannot express yet: COMMAND INFO
+// shows no key spec for them.
 func scriptingCommands() []*Command {
 	const (
-		base = FlagNoScript | FlagStale | FlagSkipMonitor
+		base = FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys
 		ro   = FlagReadonly | base
 	)
 	acl := []string{"@scripting"}

@@ -122,7 +122,7 @@ func TestScriptingCommandInfo(t *testing.T) {
 	c.expect("*2\r\n$1\r\na\r\n$1\r\nb\r\n", "COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c")
 	c.expect("*1\r\n$1\r\na\r\n", "COMMAND", "GETKEYS", "FCALL", "f", "1", "a", "b")
 	got := c.do("COMMAND", "INFO", "eval_ro")
-	for _, want := range []string{"$7\r\neval_ro\r\n:-3\r\n", "+readonly\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n+movablekeys\r\n", "*2\r\n+@slow\r\n+@scripting\r\n"} {
+	for _, want := range []string{"$7\r\neval_ro\r\n:-3\r\n", "+readonly\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n", "*2\r\n+@slow\r\n+@scripting\r\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("COMMAND INFO eval_ro = %q, missing %q", got, want)
 		}

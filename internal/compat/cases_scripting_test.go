@@ -170,8 +170,8 @@ var scriptingCases = []redisCase{
 	{name: "scripting getkeys", cmds: cmds(
 		cmd("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c"),
 		cmd("COMMAND", "GETKEYS", "FCALL", "f", "1", "a", "b"),
-		// COMMAND GETKEYS EVAL script 0 answers *0 in Redis (no_mandatory_keys),
-		// a flag the command table cannot declare yet: not compared.
+		cmd("COMMAND", "GETKEYS", "EVAL", "return 1", "0"), // *0: no_mandatory_keys
+		cmd("COMMAND", "GETKEYS", "FCALL", "f", "0"),
 	)},
 }
 
