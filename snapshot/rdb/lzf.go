@@ -74,13 +74,44 @@ func lzfDecompress(in []byte, n int) ([]byte, error) {
 }
 
 // lzfCompress compresses in, returning nil when the result would exceed max
-// bytes (the caller then stores the data plainly).
+// bytes (the caller then stores the data plainly). It allocates; the
+// Writer uses an lzfCompressor, which does not.
 func lzfCompress(in []byte, max int) []byte {
+	var c lzfCompressor
+	out := c.compress(in, max)
+	if out == nil {
+		return nil
+	}
+	return append([]byte(nil), out...)
+}
+
+// lzfCompressor compresses one value after another without allocating: its
+// output buffer is reused, and its hash table is never cleared — entries
+// hold positions in one running sequence over all inputs (base moves past
+// each input and the largest offset), so an entry left by an earlier
+// input is simply too old to match.
+type lzfCompressor struct {
+	table [1 << lzfHashLg]int32 // base+position+1 of the last occurrence of a 3-byte hash
+	base  int32
+	out   []byte
+}
+
+// compress is lzfCompress whose result is valid until the next call.
+func (c *lzfCompressor) compress(in []byte, max int) []byte {
 	if len(in) < 4 || max <= 0 {
 		return nil
 	}
-	out := make([]byte, 0, max)
-	var table [1 << lzfHashLg]int32 // position+1 of the last occurrence of a 3-byte hash
+	if int64(c.base)+int64(len(in))+lzfMaxOff+2 > 1<<30 {
+		c.table = [1 << lzfHashLg]int32{}
+		c.base = 0
+	}
+	base := int(c.base)
+	c.base += int32(len(in) + lzfMaxOff + 1)
+	if cap(c.out) < max {
+		c.out = make([]byte, 0, max)
+	}
+	out := c.out[:0]
+	table := &c.table
 	hash := func(p int) uint32 {
 		v := uint32(in[p])<<16 | uint32(in[p+1])<<8 | uint32(in[p+2])
 		return (v * 2654435761) >> (32 - lzfHashLg)
@@ -104,8 +135,8 @@ func lzfCompress(in []byte, max int) []byte {
 	ip := 0
 	for ip+2 < len(in) {
 		h := hash(ip)
-		cand := int(table[h]) - 1
-		table[h] = int32(ip + 1)
+		cand := int(table[h]) - 1 - base
+		table[h] = int32(base + ip + 1)
 		if cand >= 0 && ip-cand <= lzfMaxOff && in[cand] == in[ip] && in[cand+1] == in[ip+1] && in[cand+2] == in[ip+2] {
 			mlen := 3
 			maxLen := len(in) - ip
@@ -134,7 +165,7 @@ func lzfCompress(in []byte, max int) []byte {
 			// Index the positions the match covered so later data can refer to them.
 			end := ip + mlen
 			for p := ip + 1; p < end && p+2 < len(in); p++ {
-				table[hash(p)] = int32(p + 1)
+				table[hash(p)] = int32(base + p + 1)
 			}
 			ip = end
 			litStart = ip
@@ -145,5 +176,6 @@ func lzfCompress(in []byte, max int) []byte {
 	if !flushLits(len(in)) {
 		return nil
 	}
+	c.out = out
 	return out
 }

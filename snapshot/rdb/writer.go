@@ -23,6 +23,7 @@ type WriterOptions struct {
 // Writer writes an RDB file (version 10, as Redis 7.0) to an io.Writer.
 // It buffers; Close writes the trailer and flushes. The first error is sticky.
 type Writer struct {
+	lzf    *lzfCompressor // reused for every LZF string
 	w      *bufio.Writer
 	o      WriterOptions
 	crc    uint64
@@ -114,7 +115,10 @@ func (w *Writer) str(s []byte) {
 	}
 	if w.o.Compress && len(s) > 20 {
 		// Like Redis: only when the result is at least 4 bytes shorter.
-		if c := lzfCompress(s, len(s)-4); c != nil {
+		if w.lzf == nil {
+			w.lzf = new(lzfCompressor)
+		}
+		if c := w.lzf.compress(s, len(s)-4); c != nil {
 			w.byte1(0xC0 | encLZF)
 			w.length(uint64(len(c)))
 			w.length(uint64(len(s)))
