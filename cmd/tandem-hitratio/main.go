@@ -68,6 +68,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 type options struct {
@@ -451,12 +453,12 @@ func measure(ctx context.Context, c *cell, w *workload, ks *keyspace, z *zipf, c
 		return err
 	}
 	defer s.stop()
-	cn, err := dial(s.addr, timeout)
+	cn, err := benchkit.Dial(s.addr, timeout)
 	if err != nil {
 		return err
 	}
 	defer cn.Close()
-	if _, err := cn.do("FLUSHALL"); err != nil {
+	if _, err := cn.Do("FLUSHALL"); err != nil {
 		return err
 	}
 	mon, err := startMonitor(s.addr, timeout, c.cacheKeys, c.cal, c.maxmemory, steer)
@@ -477,12 +479,12 @@ func measure(ctx context.Context, c *cell, w *workload, ks *keyspace, z *zipf, c
 	if merr != nil {
 		return fmt.Errorf("monitor: %v", merr)
 	}
-	r, err := cn.do("DBSIZE")
+	r, err := cn.Do("DBSIZE")
 	if err != nil {
 		return err
 	}
-	c.keysHeld = r.int
-	f, err := cn.infoFields("")
+	c.keysHeld = r.Int
+	f, err := cn.Info("")
 	if err != nil {
 		return err
 	}
@@ -499,19 +501,19 @@ func askDefaultPolicy(spec serverSpec, work string) (string, error) {
 		return "", err
 	}
 	defer s.stop()
-	c, err := dial(s.addr, 10*time.Second)
+	c, err := benchkit.Dial(s.addr, 10*time.Second)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	r, err := c.do("CONFIG", "GET", "maxmemory-policy")
+	r, err := c.Do("CONFIG", "GET", "maxmemory-policy")
 	if err != nil {
 		return "", err
 	}
-	if len(r.elems) != 2 {
+	if len(r.Elems) != 2 {
 		return "", fmt.Errorf("CONFIG GET maxmemory-policy answered %s", r)
 	}
-	return string(r.elems[1].str), nil
+	return string(r.Elems[1].Str), nil
 }
 
 func logCell(logf func(string, ...any), c cell) {

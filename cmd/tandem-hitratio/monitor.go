@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 // monitor watches a measured server over its own connection while the
@@ -29,7 +31,7 @@ import (
 // samples (steer false); the run starts instead from the offset a plain
 // workload's steering found for the same server, policy and size.
 type monitor struct {
-	c        *conn
+	c        *benchkit.Conn
 	target   int64   // keys the cache should hold
 	bytesPer float64 // calibrated bytes per key
 	lo, hi   int64   // bounds of maxmemory
@@ -51,7 +53,7 @@ type monitor struct {
 const monitorInterval = 200 * time.Millisecond
 
 func startMonitor(addr string, timeout time.Duration, cacheKeys int, cal calibration, maxmemory int64, steer bool) (*monitor, error) {
-	c, err := dial(addr, timeout)
+	c, err := benchkit.Dial(addr, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +78,12 @@ func (m *monitor) run() {
 			return
 		case <-t.C:
 		}
-		r, err := m.c.do("DBSIZE")
+		r, err := m.c.Do("DBSIZE")
 		if err != nil {
 			m.fail(err)
 			return
 		}
-		held := r.int
+		held := r.Int
 		if m.counting.Load() {
 			m.mu.Lock()
 			if m.samples == 0 || held < m.minHeld {
@@ -98,7 +100,7 @@ func (m *monitor) run() {
 			continue
 		}
 		if !evicting {
-			n, err := m.c.infoInt("stats", "evicted_keys")
+			n, err := m.c.InfoInt("stats", "evicted_keys")
 			if err != nil {
 				m.fail(err)
 				return
@@ -116,7 +118,7 @@ func (m *monitor) run() {
 		if next == cur {
 			continue
 		}
-		if _, err := m.c.do("CONFIG", "SET", "maxmemory", strconv.FormatInt(next, 10)); err != nil {
+		if _, err := m.c.Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(next, 10)); err != nil {
 			m.fail(err)
 			return
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 // replayConfig is how one stream is played against one server.
@@ -86,7 +88,7 @@ type replayResult struct {
 // behind), so time-based mechanisms — TTLs, the one-second LRU clock of
 // Redis and Tandem, LFU decay — see the same requests per second on every
 // server.
-func replay(c *conn, s *stream, cfg replayConfig, afterWarmup func() error) (replayResult, error) {
+func replay(c *benchkit.Conn, s *stream, cfg replayConfig, afterWarmup func() error) (replayResult, error) {
 	p := newPlayer(c, s, cfg)
 	if err := p.play(cfg.warmup); err != nil {
 		return p.res, err
@@ -116,7 +118,7 @@ type pending struct {
 
 // player is replay's state.
 type player struct {
-	c        *conn
+	c        *benchkit.Conn
 	s        *stream
 	cfg      replayConfig
 	first    []uint64 // first[k] = batch<<32 | position of key k's first GET in that batch
@@ -136,7 +138,7 @@ type player struct {
 	res      replayResult
 }
 
-func newPlayer(c *conn, s *stream, cfg replayConfig) *player {
+func newPlayer(c *benchkit.Conn, s *stream, cfg replayConfig) *player {
 	if cfg.depth < 1 {
 		cfg.depth = 1
 	}
@@ -178,29 +180,25 @@ func (p *player) play(until int) error {
 			p.key = appendKey(p.key[:0], f.key)
 			p.want = appendValue(p.want[:0], f.key, cfg.valueSize)
 			if f.ttl {
-				out = appendCommand(out, []byte("SET"), p.key, p.want, []byte("PX"), p.ttlMs)
+				out = benchkit.AppendCommand(out, []byte("SET"), p.key, p.want, []byte("PX"), p.ttlMs)
 			} else {
-				out = appendCommand(out, []byte("SET"), p.key, p.want)
+				out = benchkit.AppendCommand(out, []byte("SET"), p.key, p.want)
 			}
 		}
 		for _, q := range p.batch {
 			p.key = appendKey(p.key[:0], q.key)
-			out = appendCommand(out, []byte("GET"), p.key)
+			out = benchkit.AppendCommand(out, []byte("GET"), p.key)
 		}
 		p.out = out
 		sent := time.Since(p.start)
-		p.c.deadline()
-		if _, err := p.c.w.Write(out); err != nil {
-			return err
-		}
-		if err := p.c.w.Flush(); err != nil {
+		if err := p.c.Send(out); err != nil {
 			return err
 		}
 		res.Batches++
 
 		for _, f := range p.fills {
-			err := p.c.setReply()
-			var re replyErr
+			err := p.c.SetReply()
+			var re benchkit.ReplyErr
 			switch {
 			case err == nil:
 				if p.expireAt != nil {
@@ -211,7 +209,7 @@ func (p *player) play(until int) error {
 				}
 			case errors.As(err, &re):
 				if f.measured {
-					if re.isOOM() {
+					if re.IsOOM() {
 						res.OOM++
 					} else {
 						res.SetErrors++
@@ -225,8 +223,8 @@ func (p *player) play(until int) error {
 
 		p.hit = p.hit[:0]
 		for _, q := range p.batch {
-			v, ok, err := p.c.getReply()
-			var re replyErr
+			v, ok, err := p.c.GetReply()
+			var re benchkit.ReplyErr
 			if err != nil && !errors.As(err, &re) {
 				return fmt.Errorf("reading GET replies: %w", err)
 			}

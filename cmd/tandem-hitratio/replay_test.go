@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 // fakeServer is a small in-test RESP server over key ids, with the cache
@@ -206,7 +208,7 @@ func (f *fakeServer) exec(args []string) string {
 
 func replayAgainst(t *testing.T, f *fakeServer, s *stream, cfg replayConfig) replayResult {
 	t.Helper()
-	c, err := dial(f.addr(), 10*time.Second)
+	c, err := benchkit.Dial(f.addr(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +328,7 @@ func TestMonitorSteersKeysHeld(t *testing.T) {
 	}
 	o := testOptions()
 	o.rate = 10_000
-	c, err := dial(f.addr(), 10*time.Second)
+	c, err := benchkit.Dial(f.addr(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 // serverSpec says how to start one kind of server.
@@ -44,21 +45,10 @@ func tandemSpec(bin string) serverSpec {
 // server is one running server process.
 type server struct {
 	spec serverSpec
-	cmd  *exec.Cmd
+	proc *benchkit.Process
 	addr string
 	log  string
 	dir  string
-	done chan struct{} // closed when the process has exited
-}
-
-// freePort asks the kernel for a loopback port nobody listens on.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // start runs a server with policy and maxmemory (0 = unbounded) in a new
@@ -80,11 +70,11 @@ func start(spec serverSpec, work, policy string, maxmemory int64) (*server, erro
 }
 
 func startOnce(spec serverSpec, work, policy string, maxmemory int64) (*server, error) {
-	port, err := freePort()
+	port, err := benchkit.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	port2, err := freePort()
+	port2, err := benchkit.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -93,42 +83,24 @@ func startOnce(spec serverSpec, work, policy string, maxmemory int64) (*server, 
 		return nil, err
 	}
 	s := &server{spec: spec, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir,
-		log: filepath.Join(dir, "server.log"), done: make(chan struct{})}
+		log: filepath.Join(dir, "server.log")}
 	logf, err := os.Create(s.log)
 	if err != nil {
 		return nil, err
 	}
-	s.cmd = exec.Command(spec.bin, spec.args(port, port2, dir, policy, maxmemory)...)
-	s.cmd.Dir = dir
-	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	if err := s.cmd.Start(); err != nil {
-		logf.Close()
+	cmd := exec.Command(spec.bin, spec.args(port, port2, dir, policy, maxmemory)...)
+	cmd.Dir = dir
+	if s.proc, err = benchkit.Start(cmd, logf); err != nil {
 		return nil, fmt.Errorf("%s: %v", spec.name, err)
 	}
-	go func() {
-		s.cmd.Wait()
-		logf.Close()
-		close(s.done)
-	}()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		select {
-		case <-s.done:
-			return nil, fmt.Errorf("%s %s exited at start: %s", spec.name, strings.Join(s.cmd.Args[1:], " "), s.logTail())
-		default:
-		}
-		if c, err := dial(s.addr, time.Second); err == nil {
-			r, err := c.do("PING")
-			c.Close()
-			if err == nil && r.String() == "PONG" {
-				return s, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("%s did not answer PING on %s within 15s: %s", spec.name, s.addr, s.logTail())
-		}
-		time.Sleep(20 * time.Millisecond)
+	switch err := s.proc.WaitPONG(s.addr, time.Now().Add(15*time.Second), 20*time.Millisecond); err {
+	case nil:
+		return s, nil
+	case benchkit.ErrExited:
+		return nil, fmt.Errorf("%s %s exited at start: %s", spec.name, strings.Join(cmd.Args[1:], " "), s.logTail())
+	default:
+		s.stop()
+		return nil, fmt.Errorf("%s did not answer PING on %s within 15s: %s", spec.name, s.addr, s.logTail())
 	}
 }
 
@@ -148,15 +120,7 @@ func (s *server) logTail() string {
 // stop ends the process (SIGTERM, then SIGKILL after 5 s) and removes its
 // directory.
 func (s *server) stop() {
-	if s.cmd.Process != nil {
-		s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(5 * time.Second):
-			s.cmd.Process.Kill()
-			<-s.done
-		}
-	}
+	s.proc.Stop(5 * time.Second)
 	os.RemoveAll(s.dir)
 }
 
@@ -185,12 +149,12 @@ func calibrate(spec serverSpec, work, policy string, keys int, w *workload, ks *
 		return cal, err
 	}
 	defer s.stop()
-	c, err := dial(s.addr, 30*time.Second)
+	c, err := benchkit.Dial(s.addr, 30*time.Second)
 	if err != nil {
 		return cal, err
 	}
 	defer c.Close()
-	if _, err := c.do("FLUSHALL"); err != nil {
+	if _, err := c.Do("FLUSHALL"); err != nil {
 		return cal, err
 	}
 	// Keys are loaded in chunks shaped like the run's largest batch (depth
@@ -205,24 +169,29 @@ func calibrate(spec serverSpec, work, policy string, keys int, w *workload, ks *
 			key = appendKey(key[:0], uint32(k))
 			val = appendValue(val[:0], uint32(k), cfg.valueSize)
 			if ks.ttlKey(w, uint32(k)) {
-				out = appendCommand(out, []byte("SET"), key, val, []byte("PX"), []byte("3600000"))
+				out = benchkit.AppendCommand(out, []byte("SET"), key, val, []byte("PX"), []byte("3600000"))
 			} else {
-				out = appendCommand(out, []byte("SET"), key, val)
+				out = benchkit.AppendCommand(out, []byte("SET"), key, val)
 			}
 		}
 		for k := from; k < to; k++ {
 			key = appendKey(key[:0], uint32(k))
-			out = appendCommand(out, []byte("GET"), key)
+			out = benchkit.AppendCommand(out, []byte("GET"), key)
 		}
-		return c.pipeline(out, 2*(to-from))
+		err := c.Pipeline(out, 2*(to-from))
+		var re benchkit.ReplyErr
+		if errors.As(err, &re) {
+			return errors.New("calibration: " + err.Error())
+		}
+		return err
 	}
 	if err := loadChunk(0, min(cfg.depth, keys)); err != nil {
 		return cal, err
 	}
-	if _, err := c.do("FLUSHALL"); err != nil {
+	if _, err := c.Do("FLUSHALL"); err != nil {
 		return cal, err
 	}
-	if cal.Baseline, err = c.infoInt("memory", "used_memory"); err != nil {
+	if cal.Baseline, err = c.InfoInt("memory", "used_memory"); err != nil {
 		return cal, err
 	}
 	for from := 0; from < keys; from += cfg.depth {
@@ -230,23 +199,23 @@ func calibrate(spec serverSpec, work, policy string, keys int, w *workload, ks *
 			return cal, err
 		}
 	}
-	r, err := c.do("DBSIZE")
+	r, err := c.Do("DBSIZE")
 	if err != nil {
 		return cal, err
 	}
-	if r.int != int64(keys) {
-		return cal, fmt.Errorf("calibration: DBSIZE %d after loading %d keys", r.int, keys)
+	if r.Int != int64(keys) {
+		return cal, fmt.Errorf("calibration: DBSIZE %d after loading %d keys", r.Int, keys)
 	}
 	// Redis grows its hash table by allocating the doubled table and
 	// rehashing incrementally: until that ends both tables are counted.
 	// Wait (serverCron rehashes a millisecond every 100 ms) until
 	// used_memory stops moving.
-	if cal.Used, err = c.infoInt("memory", "used_memory"); err != nil {
+	if cal.Used, err = c.InfoInt("memory", "used_memory"); err != nil {
 		return cal, err
 	}
 	for i, same := 0, 0; i < 40 && same < 3; i++ {
 		time.Sleep(100 * time.Millisecond)
-		u, err := c.infoInt("memory", "used_memory")
+		u, err := c.InfoInt("memory", "used_memory")
 		if err != nil {
 			return cal, err
 		}
@@ -260,30 +229,4 @@ func calibrate(spec serverSpec, work, policy string, keys int, w *workload, ks *
 	cal.BytesPer = float64(cal.Used-cal.Baseline) / float64(keys)
 	cal.MaxMemory = cal.Used
 	return cal, nil
-}
-
-// pipeline writes pre-encoded commands and reads n replies, failing on the
-// first error reply.
-func (c *conn) pipeline(out []byte, n int) error {
-	c.deadline()
-	if _, err := c.w.Write(out); err != nil {
-		return err
-	}
-	if err := c.w.Flush(); err != nil {
-		return err
-	}
-	var first error
-	for i := 0; i < n; i++ {
-		r, err := c.readReply()
-		if err != nil {
-			return err
-		}
-		if e := r.err(); e != nil && first == nil {
-			first = e
-		}
-	}
-	if first != nil {
-		return errors.New("calibration: " + first.Error())
-	}
-	return nil
 }

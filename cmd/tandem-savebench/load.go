@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 // Keys are key:%012d over [0, keys); a key's value is a slice of one
@@ -65,7 +67,7 @@ func fill(addr string, keys int, vals *values, conns, pipeline int) (time.Durati
 				errs <- err
 				return
 			}
-			defer c.close()
+			defer c.Close()
 			var key []byte
 			for {
 				from := int(next.Add(int64(pipeline))) - pipeline
@@ -75,16 +77,16 @@ func fill(addr string, keys int, vals *values, conns, pipeline int) (time.Durati
 				to := min(from+pipeline, keys)
 				for i := from; i < to; i++ {
 					key = appendKey(key[:0], i)
-					c.writeCmd(setCmd, key, vals.of(i))
+					c.WriteCmd(setCmd, key, vals.of(i))
 				}
-				if err := c.flush(); err != nil {
+				if err := c.Flush(); err != nil {
 					errs <- err
 					return
 				}
 				for i := from; i < to; i++ {
-					r, err := c.read(true)
+					r, err := c.ReadReplyDiscard()
 					if err == nil {
-						err = r.err()
+						err = r.Err()
 					}
 					if err != nil {
 						errs <- fmt.Errorf("SET key %d: %w", i, err)
@@ -124,12 +126,12 @@ const maxLoad = 15 * time.Minute
 
 func startLoad(addr string, conns, rate, keys, setPct int, vals *values, seed uint64) (*load, error) {
 	l := &load{ops: make([][]op, conns), quit: make(chan struct{})}
-	cs := make([]*conn, conns)
+	cs := make([]*benchkit.Conn, conns)
 	for i := range cs {
 		c, err := dial(addr, 30*time.Second)
 		if err != nil {
 			for _, c := range cs[:i] {
-				c.close()
+				c.Close()
 			}
 			return nil, err
 		}
@@ -143,7 +145,7 @@ func startLoad(addr string, conns, rate, keys, setPct int, vals *values, seed ui
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
-			defer c.close()
+			defer c.Close()
 			r := rand.New(rand.NewPCG(seed+uint64(i), 0x10ad))
 			var key []byte
 			start := time.Now()
@@ -171,27 +173,27 @@ func startLoad(addr string, conns, rate, keys, setPct int, vals *values, seed ui
 				k := r.IntN(keys)
 				key = appendKey(key[:0], k)
 				if r.IntN(100) < setPct {
-					c.writeCmd(setCmd, key, vals.of(k))
+					c.WriteCmd(setCmd, key, vals.of(k))
 				} else {
-					c.writeCmd(getCmd, key)
+					c.WriteCmd(getCmd, key)
 				}
 				sent := time.Now()
-				err := c.flush()
-				var rep reply
+				err := c.Flush()
+				var rep benchkit.Reply
 				if err == nil {
-					rep, err = c.read(true)
+					rep, err = c.ReadReplyDiscard()
 				}
 				if err == nil {
-					err = rep.err()
+					err = rep.Err()
 				}
-				if err == nil && rep.kind == '$' && rep.null {
+				if err == nil && rep.Kind == '$' && rep.Null {
 					err = fmt.Errorf("GET %s: a key of the data set is missing", key)
 				}
 				if err != nil {
 					l.errors.Add(1)
 					msg := err.Error()
 					l.first.CompareAndSwap(nil, &msg)
-					if rep.kind != '-' && rep.kind != '$' {
+					if rep.Kind != '-' && rep.Kind != '$' {
 						return // the connection is broken
 					}
 				}

@@ -38,6 +38,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 type options struct {
@@ -234,9 +236,9 @@ func bench(o options, kind string, ds dataSet, log io.Writer) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() { ctl.close() }()
+	defer func() { ctl.Close() }()
 	res := &result{Server: kind, Set: ds}
-	if in, err := ctl.info("server"); err == nil {
+	if in, err := ctl.Info("server"); err == nil {
 		res.Version = in["redis_version"]
 		if v := in["tandem_version"]; v != "" {
 			res.Version = v
@@ -258,11 +260,11 @@ func bench(o options, kind string, ds dataSet, log io.Writer) (*result, error) {
 		return nil, err
 	}
 	time.Sleep(time.Second) // let allocators and GC settle
-	mem, err := ctl.info("memory")
+	mem, err := ctl.Info("memory")
 	if err != nil {
 		return nil, err
 	}
-	res.UsedMemory, res.RSS = infoInt(mem, "used_memory"), vmRSS(s.pid())
+	res.UsedMemory, res.RSS = benchkit.IntField(mem, "used_memory"), vmRSS(s.pid())
 	fmt.Fprintf(log, "  filled in %.1f s: used_memory %s, RSS %s\n", res.FillSecs, human(res.UsedMemory), human(res.RSS))
 
 	// BGSAVE under the steady load, first: the first one starts from the
@@ -281,11 +283,7 @@ func bench(o options, kind string, ds dataSet, log io.Writer) (*result, error) {
 	// SAVE, without load.
 	for i := 0; i < o.rounds; i++ {
 		t0 := time.Now()
-		r, err := ctl.do("SAVE")
-		if err == nil {
-			err = r.err()
-		}
-		if err != nil {
+		if _, err := ctl.Do("SAVE"); err != nil {
 			return nil, fmt.Errorf("SAVE: %w", err)
 		}
 		res.SaveSecs = append(res.SaveSecs, time.Since(t0).Seconds())
@@ -298,7 +296,7 @@ func bench(o options, kind string, ds dataSet, log io.Writer) (*result, error) {
 	fmt.Fprintf(log, "  SAVE %v s, %s\n", res.SaveSecs, human(res.FileBytes))
 
 	// Load on start.
-	ctl.close()
+	ctl.Close()
 	s.stop()
 	if err := s.start(10 * time.Minute); err != nil {
 		return nil, err
@@ -317,20 +315,20 @@ func bench(o options, kind string, ds dataSet, log io.Writer) (*result, error) {
 	return res, nil
 }
 
-func expectKeys(c *conn, n int) error {
-	r, err := c.do("DBSIZE")
+func expectKeys(c *benchkit.Conn, n int) error {
+	r, err := c.Do("DBSIZE")
 	if err != nil {
 		return err
 	}
-	if got, _ := strconv.Atoi(r.str); r.kind != ':' || got != n {
-		return fmt.Errorf("DBSIZE %q, want %d", r.str, n)
+	if r.Kind != ':' || r.Int != int64(n) {
+		return fmt.Errorf("DBSIZE %q, want %d", r.String(), n)
 	}
 	return nil
 }
 
 // bgsaveUnderLoad runs the steady load for o.idle, then a BGSAVE, and
 // measures both stretches.
-func bgsaveUnderLoad(o options, s *server, ctl *conn, ds dataSet, vals *values, seed uint64, res *result) (bgsave, error) {
+func bgsaveUnderLoad(o options, s *server, ctl *benchkit.Conn, ds dataSet, vals *values, seed uint64, res *result) (bgsave, error) {
 	var b bgsave
 	sm := startSampler(s.pid(), o.sample)
 	ld, err := startLoad(s.addr(), o.conns, o.rate, ds.Keys, o.setPct, vals, seed)
@@ -355,26 +353,22 @@ func bgsaveUnderLoad(o options, s *server, ctl *conn, ds dataSet, vals *values, 
 		}
 	}
 	defer stopAll()
-	per, err := ctl.info("persistence")
+	per, err := ctl.Info("persistence")
 	if err != nil {
 		return b, err
 	}
-	saves0 := infoInt(per, "rdb_saves")
+	saves0 := benchkit.IntField(per, "rdb_saves")
 	tb := time.Now()
-	r, err := ctl.do("BGSAVE")
-	if err == nil {
-		err = r.err()
-	}
-	if err != nil {
+	if _, err := ctl.Do("BGSAVE"); err != nil {
 		return b, fmt.Errorf("BGSAVE: %w", err)
 	}
 	deadline := tb.Add(10 * time.Minute)
 	for {
-		per, err = ctl.info("persistence")
+		per, err = ctl.Info("persistence")
 		if err != nil {
 			return b, err
 		}
-		if per["rdb_bgsave_in_progress"] == "0" && infoInt(per, "rdb_saves") > saves0 {
+		if per["rdb_bgsave_in_progress"] == "0" && benchkit.IntField(per, "rdb_saves") > saves0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -388,9 +382,9 @@ func bgsaveUnderLoad(o options, s *server, ctl *conn, ds dataSet, vals *values, 
 		return b, fmt.Errorf("rdb_last_bgsave_status:%s", st)
 	}
 	b.Secs = te.Sub(tb).Seconds()
-	b.CowBytes = infoInt(per, "rdb_last_cow_size")
-	if stats, err := ctl.info("stats"); err == nil {
-		b.ForkUsec = infoInt(stats, "latest_fork_usec")
+	b.CowBytes = benchkit.IntField(per, "rdb_last_cow_size")
+	if stats, err := ctl.Info("stats"); err == nil {
+		b.ForkUsec = benchkit.IntField(stats, "latest_fork_usec")
 	}
 	b.Idle = latencyOf(ops, t0.Add(warm), tb)
 	b.During = latencyOf(ops, tb, te)

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 // server is one Tandem or redis-server process with its dump directory.
@@ -24,15 +26,14 @@ type server struct {
 	dir     string
 	port    int
 	logPath string
-	cmd     *exec.Cmd
-	exited  chan struct{}
+	proc    *benchkit.Process
 	started time.Time
 	extra   []string // more arguments
 }
 
 func (s *server) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
-func (s *server) pid() int { return s.cmd.Process.Pid }
+func (s *server) pid() int { return s.proc.Pid() }
 
 // args is the command line: no save rules (the benchmark says when to
 // save), no AOF, no eviction, the dump in dir.
@@ -50,21 +51,12 @@ func (s *server) baseArgs() []string {
 		"--dir", s.dir, "--dbfilename", "dump.rdb", "--daemonize", "no", "--maxmemory", "0"}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // start starts the process (its output appended to the log) and waits
 // until it answers PING with PONG — not LOADING: redis-server accepts
 // connections while it loads a dump, Tandem only after.
 func (s *server) start(timeout time.Duration) error {
 	if s.port == 0 {
-		p, err := freePort()
+		p, err := benchkit.FreePort()
 		if err != nil {
 			return err
 		}
@@ -74,57 +66,42 @@ func (s *server) start(timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	s.cmd = exec.Command(s.bin, s.args()...)
-	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	s.exited = make(chan struct{})
+	cmd := exec.Command(s.bin, s.args()...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	s.started = time.Now()
-	if err := s.cmd.Start(); err != nil {
-		logf.Close()
+	if s.proc, err = benchkit.Start(cmd, logf); err != nil {
 		return fmt.Errorf("starting %s: %w", s.kind, err)
 	}
-	go func() { s.cmd.Wait(); logf.Close(); close(s.exited) }()
 	running.Store(s, true)
-	deadline := s.started.Add(timeout)
-	for {
-		select {
-		case <-s.exited:
-			return fmt.Errorf("%s exited while starting; see %s", s.kind, s.logPath)
-		default:
-		}
-		if c, err := dial(s.addr(), time.Second); err == nil {
-			r, err := c.do("PING")
-			c.close()
-			if err == nil && r.kind == '+' && r.str == "PONG" {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return fmt.Errorf("%s did not answer PING within %v; see %s", s.kind, timeout, s.logPath)
-		}
-		time.Sleep(2 * time.Millisecond)
+	switch err := s.proc.WaitPONG(s.addr(), s.started.Add(timeout), 2*time.Millisecond); err {
+	case nil:
+		return nil
+	case benchkit.ErrExited:
+		return fmt.Errorf("%s exited while starting; see %s", s.kind, s.logPath)
+	default:
+		s.stop()
+		return fmt.Errorf("%s did not answer PING within %v; see %s", s.kind, timeout, s.logPath)
 	}
+}
+
+// dial connects to a server; every reply read extends the deadline, so
+// that a pipeline is bounded reply by reply.
+func dial(addr string, timeout time.Duration) (*benchkit.Conn, error) {
+	c, err := benchkit.Dial(addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c.DeadlinePerRead()
+	return c, nil
 }
 
 // stop ends the process with SIGTERM (neither server saves then: there
 // are no save rules), SIGKILL after a while.
 func (s *server) stop() {
-	if s.cmd == nil {
+	if s.proc == nil {
 		return
 	}
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(30 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.exited
-	}
+	s.proc.Stop(30 * time.Second)
 	running.Delete(s)
 }
 

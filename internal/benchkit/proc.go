@@ -1,0 +1,98 @@
+package benchkit
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// FreePort asks the kernel for a loopback port nobody listens on.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Process is a started server process.
+type Process struct {
+	Cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+}
+
+// Start starts cmd with its output to logf, which is closed when the
+// process exits (or at once if it does not start).
+func Start(cmd *exec.Cmd, logf *os.File) (*Process, error) {
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	p := &Process{Cmd: cmd, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Pid is the process's id.
+func (p *Process) Pid() int { return p.Cmd.Process.Pid }
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+var (
+	// ErrExited is WaitPONG's error when the process exits first.
+	ErrExited = errors.New("process exited")
+	// ErrNotReady is WaitPONG's error when the deadline passes first.
+	ErrNotReady = errors.New("no PONG in time")
+)
+
+// WaitPONG polls addr every poll until it answers PING with PONG (not
+// LOADING: redis-server accepts connections while it loads a dump), the
+// process exits (ErrExited) or deadline passes (ErrNotReady; the process
+// is left running).
+func (p *Process) WaitPONG(addr string, deadline time.Time, poll time.Duration) error {
+	for {
+		select {
+		case <-p.done:
+			return ErrExited
+		default:
+		}
+		if c, err := Dial(addr, time.Second); err == nil {
+			r, err := c.Do("PING")
+			c.Close()
+			if err == nil && r.String() == "PONG" {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return ErrNotReady
+		}
+		time.Sleep(poll)
+	}
+}
+
+// Stop ends the process with SIGTERM, SIGKILL after grace, and waits
+// for it. It is a no-op once the process has exited.
+func (p *Process) Stop(grace time.Duration) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		p.Cmd.Process.Kill()
+		<-p.done
+	}
+}
