@@ -51,7 +51,7 @@ type snapshot struct {
 // shardCapture is a shard as it was at the barrier.
 type shardCapture struct {
 	entries []entry
-	aggs    []aggregate // aligned with entries; nil for strings
+	aggs    []aggregate // aligned with entries (nil for strings); nil when all are strings
 }
 
 // lock locks the shard, first capturing it for a snapshot in progress that
@@ -67,18 +67,25 @@ func (s *shard) lock() {
 func (s *shard) capture() {
 	snap := s.snap
 	s.snap = nil
-	c := &shardCapture{}
+	// Sized once: no growth garbage, and no aggregate column for a shard
+	// of strings only.
+	c := &shardCapture{entries: make([]entry, 0, s.keys)}
+	if len(s.aggs) > 0 {
+		c.aggs = make([]aggregate, 0, s.keys)
+	}
 	for i := range s.entries {
 		en := &s.entries[i]
 		if en.typ == TypeNone || en.isExpired(snap.now) {
 			continue
 		}
-		var a aggregate
-		if en.typ != TypeString {
-			a = s.aggs[uint32(i)].clone()
-		}
 		c.entries = append(c.entries, *en)
-		c.aggs = append(c.aggs, a)
+		if c.aggs != nil {
+			var a aggregate
+			if en.typ != TypeString {
+				a = s.aggs[uint32(i)].clone()
+			}
+			c.aggs = append(c.aggs, a)
+		}
 	}
 	snap.captured[s.id].Store(c)
 }
@@ -118,7 +125,11 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 		}
 		db := i / e.perDB
 		for j := range c.entries {
-			e.snapItem(&it, db, &c.entries[j], c.aggs[j], snap.now)
+			var a aggregate
+			if c.aggs != nil {
+				a = c.aggs[j]
+			}
+			e.snapItem(&it, db, &c.entries[j], a, snap.now)
 			if err = visit(&it); err != nil {
 				break
 			}
