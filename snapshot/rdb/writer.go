@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/num"
 )
 
 // WriterOptions configures a Writer.
@@ -24,6 +26,7 @@ type WriterOptions struct {
 // It buffers; Close writes the trailer and flushes. The first error is sticky.
 type Writer struct {
 	lzf    *lzfCompressor // reused for every LZF string
+	mc     []byte         // the tandem-mc AUX value being written
 	w      *bufio.Writer
 	o      WriterOptions
 	crc    uint64
@@ -95,7 +98,9 @@ func (w *Writer) length(n uint64) {
 // of a 32-bit integer, LZF-compressed when enabled and it saves, else raw.
 func (w *Writer) str(s []byte) {
 	if len(s) <= 11 && len(s) > 0 {
-		if v, err := strconv.ParseInt(string(s), 10, 64); err == nil && strconv.FormatInt(v, 10) == string(s) {
+		// num.ParseInt accepts only the exact decimal form (Redis's
+		// string2ll), and does not allocate on a miss as strconv does.
+		if v, ok := num.ParseInt(s); ok {
 			b := w.ibuf[:0]
 			switch {
 			case v >= math.MinInt8 && v <= math.MaxInt8:
@@ -130,6 +135,9 @@ func (w *Writer) str(s []byte) {
 	w.raw(s)
 }
 
+// auxMCName is the tandem-mc AUX field's name as bytes.
+var auxMCName = []byte(auxMC)
+
 func (w *Writer) aux(k, v string) {
 	w.byte1(opAux)
 	w.str([]byte(k))
@@ -163,7 +171,14 @@ func (w *Writer) SelectDB(db int, keys, expires uint64) error {
 // keyHeader writes a key's metadata opcodes, its type byte and its name.
 func (w *Writer) keyHeader(t byte, key []byte, m Meta) {
 	if m.MCFlags != 0 || m.MCCAS != 0 {
-		w.aux(auxMC, strconv.FormatUint(uint64(m.MCFlags), 10)+" "+strconv.FormatUint(m.MCCAS, 10))
+		// Written for most keys (every write has a CAS), so without
+		// allocating: a save is a loop over millions of keys.
+		w.mc = strconv.AppendUint(w.mc[:0], uint64(m.MCFlags), 10)
+		w.mc = append(w.mc, ' ')
+		w.mc = strconv.AppendUint(w.mc, m.MCCAS, 10)
+		w.byte1(opAux)
+		w.str(auxMCName)
+		w.str(w.mc)
 	}
 	if m.ExpireAtMs != 0 {
 		w.byte1(opExpireMs)
