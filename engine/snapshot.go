@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"strconv"
 	"sync/atomic"
 )
@@ -134,6 +135,11 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 				break
 			}
 		}
+		// The saver shares the machine's cores with the event loops, and
+		// Go preempts a running goroutine only every 10 ms: yielding after
+		// each shard (about a millisecond of work at most) lets a loop
+		// that became runnable in between serve its clients now.
+		runtime.Gosched()
 	}
 	return err
 }
