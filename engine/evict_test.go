@@ -149,25 +149,31 @@ func TestEvictS3FIFOFiltersOneHitWonders(t *testing.T) {
 	if n, o := survivors(d, reused), survivors(d, once); n < 22 || o > 4 {
 		t.Errorf("%d of 30 re-read keys survive, and %d one-hit keys", n, o)
 	}
-	// A key evicted from the small queue comes back into the main one.
-	var gone string
+	// Keys evicted from the small queue come back into the main one. The
+	// ghost table is direct-mapped, so a later eviction may take an
+	// earlier one's slot: most, not all, are remembered.
+	var gone []string
 	for _, k := range once {
 		if d.Exists([]byte(k)) == 0 {
-			gone = k
-			break
+			gone = append(gone, k)
 		}
 	}
-	if gone == "" {
-		t.Fatal("no one-hit key was evicted")
+	if len(gone) < 10 {
+		t.Fatalf("only %d one-hit keys were evicted", len(gone))
 	}
 	e.SetMaxMemory(0)
-	d.Set([]byte(gone), make([]byte, 100), SetOptions{})
-	s, h := d.shardOf([]byte(gone))
-	s.mu.Lock()
-	w := s.entries[s.lookup([]byte(gone), h)].evict
-	s.mu.Unlock()
-	if w&s3Main == 0 {
-		t.Errorf("a key remembered by the ghost table came back into the small queue (word %#x)", w)
+	main := 0
+	for _, k := range gone {
+		d.Set([]byte(k), make([]byte, 100), SetOptions{})
+		s, h := d.shardOf([]byte(k))
+		s.mu.Lock()
+		if s.entries[s.lookup([]byte(k), h)].evict&s3Main != 0 {
+			main++
+		}
+		s.mu.Unlock()
+	}
+	if main*10 < len(gone)*7 {
+		t.Errorf("%d of %d keys remembered by the ghost table came back into the main queue, want most", main, len(gone))
 	}
 }
 
