@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 // The error replies a write must get under noeviction.
@@ -514,11 +516,11 @@ func writeAll(o Options, proto, addr string, stored []atomic.Bool) *writeStats {
 }
 
 func writeSet(w *bufio.Writer, proto string, key, val []byte) {
-	if proto == "resp" {
-		fmt.Fprintf(w, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n", len(key), key, len(val))
-	} else {
-		fmt.Fprintf(w, "set %s 0 0 %d\r\n", key, len(val))
+	if proto != "resp" {
+		benchkit.WriteMemcachedSet(w, key, val)
+		return
 	}
+	fmt.Fprintf(w, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n", len(key), key, len(val))
 	w.Write(val)
 	w.WriteString("\r\n")
 }
@@ -558,7 +560,7 @@ func readBack(o Options, proto, addr string, r *Result, stored []atomic.Bool) ([
 		if proto == "resp" {
 			fmt.Fprintf(bw, "*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", len(key), key)
 		} else {
-			fmt.Fprintf(bw, "get %s\r\n", key)
+			benchkit.WriteMemcachedGet(bw, key)
 		}
 		if err := bw.Flush(); err != nil {
 			return nil, err
@@ -585,44 +587,27 @@ func readBack(o Options, proto, addr string, r *Result, stored []atomic.Bool) ([
 
 // readValue reads a GET reply: the value, or found false for a miss.
 func readValue(br *bufio.Reader, proto string) ([]byte, bool, error) {
+	if proto != "resp" {
+		_, val, found, err := benchkit.ReadMemcachedGet(br)
+		return val, found, err
+	}
 	line, err := readLine(br)
 	if err != nil {
 		return nil, false, err
 	}
-	if proto == "resp" {
-		if line == "$-1" {
-			return nil, false, nil
-		}
-		if !strings.HasPrefix(line, "$") {
-			return nil, false, fmt.Errorf("unexpected reply %q", line)
-		}
-		n, err := strconv.Atoi(line[1:])
-		if err != nil {
-			return nil, false, err
-		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, false, err
-		}
-		return b[:n], true, nil
-	}
-	if line == "END" {
+	if line == "$-1" {
 		return nil, false, nil
 	}
-	f := strings.Fields(line)
-	if len(f) < 4 || f[0] != "VALUE" {
+	if !strings.HasPrefix(line, "$") {
 		return nil, false, fmt.Errorf("unexpected reply %q", line)
 	}
-	n, err := strconv.Atoi(f[3])
+	n, err := strconv.Atoi(line[1:])
 	if err != nil {
 		return nil, false, err
 	}
 	b := make([]byte, n+2)
 	if _, err := io.ReadFull(br, b); err != nil {
 		return nil, false, err
-	}
-	if end, err := readLine(br); err != nil || end != "END" {
-		return nil, false, fmt.Errorf("no END after the value (%q, %v)", end, err)
 	}
 	return b[:n], true, nil
 }
