@@ -2,9 +2,9 @@ package engine
 
 // Aggregates: hashes, lists, sets and sorted sets.
 //
-// A string keeps its value in the entry's single key+value allocation. An
-// aggregate cannot, so it lives in its shard's aggs map under the entry's
-// slot; the entry keeps only the key. Strings, by far the most numerous
+// A string keeps its value in its key's record in the shard's arena
+// (arena.go). An aggregate cannot, so it lives in its shard's aggs map
+// under the entry's slot; the record keeps only the key. Strings, by far the most numerous
 // keys, therefore pay nothing for aggregates, and the GC sees one extra
 // pointer per aggregate key only. Aggregates are changed in place under the
 // shard lock; each keeps its own byte count up to date so memory
@@ -49,31 +49,27 @@ func (s *shardData) aggOf(slot int) aggregate {
 	return s.aggs[uint32(slot)]
 }
 
-// setAgg attaches a to the entry in slot and returns the memory change.
-func (s *shardData) setAgg(slot int, typ Type, a aggregate) int64 {
+// setAgg attaches a to the entry in slot.
+func (s *shardData) setAgg(slot int, typ Type, a aggregate) {
 	if s.aggs == nil {
 		s.aggs = make(map[uint32]aggregate)
 	}
-	delta := s.dropAgg(slot)
+	s.dropAgg(slot)
 	s.aggs[uint32(slot)] = a
 	en := &s.entries[slot]
 	en.typ = typ
 	en.enc = a.encoding()
-	delta += a.memSize()
-	s.mem += a.memSize()
-	return delta
+	s.account(a.memSize())
 }
 
-// dropAgg detaches the entry's aggregate, if any, and returns the (negative)
-// memory change.
-func (s *shardData) dropAgg(slot int) int64 {
+// dropAgg detaches the entry's aggregate, if any.
+func (s *shardData) dropAgg(slot int) {
 	a, ok := s.aggs[uint32(slot)]
 	if !ok {
-		return 0
+		return
 	}
 	delete(s.aggs, uint32(slot))
-	s.mem -= a.memSize()
-	return -a.memSize()
+	s.account(-a.memSize())
 }
 
 // AggregateOp is what a command does to an aggregate under its shard lock.
@@ -90,7 +86,7 @@ func (d DB) withAggregate(key []byte, typ Type, create func() aggregate, op Aggr
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	found, err = d.aggregateLocked(s, key, h, now, typ, create, op)
 	d.serveWaitersLocked(s, key, h, now) // blocked clients (blocking.go)
 	return found, err
@@ -130,23 +126,19 @@ func (d DB) aggregateLocked(s *shard, key []byte, h uint64, now int64, typ Type,
 		if a.length() == 0 {
 			return false, nil
 		}
-		kv := joinKV(key, nil)
-		slot = s.insert(h, kv, len(key), typ)
-		d.e.used.Add(memOf(len(kv)))
-		d.e.used.Add(s.setAgg(slot, typ, a))
+		slot = s.insert(h, key, nil, typ, d.newMeta())
+		s.setAgg(slot, typ, a)
 	} else {
-		delta := a.memSize() - before
-		s.mem += delta
-		d.e.used.Add(delta)
+		s.account(a.memSize() - before)
 		if a.length() == 0 {
-			d.e.used.Add(-s.remove(slot, h))
+			s.remove(slot, h)
 			d.notifyLater(ClassGeneric, "del", key)
 			return true, nil
 		}
+		d.e.newVersion(&s.shardData, &s.entries[slot])
 	}
 	en := &s.entries[slot]
 	en.enc = a.encoding()
-	en.cas = d.e.nextCAS()
-	d.e.onWrite(en, now)
+	d.e.onWrite(&s.shardData, en, now)
 	return true, nil
 }

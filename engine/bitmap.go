@@ -8,11 +8,11 @@ import "math/bits"
 // reads the same bytes.
 //
 // Values are immutable once stored, so a command that changes one bit
-// writes a new copy of the string (one copy: the new value is built inside
-// the entry's new key+value allocation). Redis changes it in place; the
-// copy is the price of readers that keep a value after the shard lock is
-// released, and of cheap snapshots, paid per write in proportion to the
-// string's length. A write that would change nothing writes nothing.
+// writes a new copy of the string: the new value is built in a buffer,
+// then copied into the key's new record. Redis changes it in place; the
+// copies are the price of readers that keep a value after the shard lock
+// is released, and of cheap snapshots, paid per write in proportion to
+// the string's length. A write that would change nothing writes nothing.
 //
 // The functions without a receiver compute on a value the caller read;
 // the DB methods are the writes. Argument checks (offset ranges, syntax)
@@ -20,28 +20,8 @@ import "math/bits"
 
 // rewriteFunc computes the new value of a string from its current one
 // (nil, exists=false when missing) and its encoding. It returns the new
-// value (nil: no write) and, when it built that value inside a key+value
-// allocation from newKV (so the value is copied once, not twice), that
-// allocation.
-type rewriteFunc func(old []byte, enc Encoding, exists bool) (value, kv []byte, err error)
-
-// newKV returns an allocation holding key followed by an n-byte value,
-// and the value part, for a rewriteFunc to build the new value in; spare
-// bytes of capacity let the value grow in place (a sparse HLL).
-func newKV(key []byte, n, spare int) (kv, value []byte) {
-	kv = make([]byte, len(key)+n, len(key)+n+spare)
-	copy(kv, key)
-	return kv, kv[len(key):]
-}
-
-// kvOf returns kv, cut to key and value, if value is still its value part
-// (grown in place at most), else nil (it moved to another buffer).
-func kvOf(kv []byte, keyLen int, value []byte) []byte {
-	if len(value) > 0 && len(kv) >= keyLen && cap(kv) >= keyLen+len(value) && &value[0] == &kv[:keyLen+1][keyLen] {
-		return kv[:keyLen+len(value)]
-	}
-	return nil
-}
+// value (nil: no write), which the write copies into the key's record.
+type rewriteFunc func(old []byte, enc Encoding, exists bool) (value []byte, err error)
 
 // rewriteString is the read-modify-write path of the bit and HyperLogLog
 // commands. A value is written even when fn also returns an error (PFADD
@@ -54,7 +34,7 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	var (
 		old []byte
@@ -70,12 +50,12 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 		if en.typ != TypeString {
 			return ErrWrongType
 		}
-		old, buf = en.plainValue(true)
+		old, buf = s.plainValue(en, true)
 		enc = en.encoding()
 	} else if countLookup {
 		d.e.stats.misses.Add(1)
 	}
-	value, kv, err := fn(old, enc, slot >= 0)
+	value, err := fn(old, enc, slot >= 0)
 	putBuf(buf) // fn copies what it keeps of old
 	if value == nil {
 		return err
@@ -83,11 +63,7 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 	if denyOOM && d.e.overLimit() {
 		return ErrOOM
 	}
-	if kv = kvOf(kv, len(key), value); kv != nil {
-		d.storeKV(s, slot, h, kv, len(key), EncRaw, now)
-	} else {
-		d.storePlain(s, slot, key, h, value, EncRaw, now)
-	}
+	d.storePlain(s, slot, key, h, value, EncRaw, keepMeta, now)
 	return err
 }
 
@@ -107,7 +83,7 @@ func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) 
 	if en.typ != TypeString {
 		return nil, 0, false, ErrWrongType
 	}
-	v, _ = en.plainValue(false)
+	v, _ = s.plainValue(en, false)
 	return v, en.encoding(), true, nil
 }
 
@@ -118,12 +94,11 @@ func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) 
 func (tx *KeyTx) writeString(i int, v []byte, replace bool) {
 	s := tx.shard(i)
 	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
-	slot = tx.d.storePlain(s, slot, tx.keys[i], tx.hashes[i], v, EncRaw, tx.now)
+	m := keepMeta
 	if replace {
-		en := &s.entries[slot]
-		en.flags = 0
-		s.setExpire(en, 0)
+		m = &recordMeta{}
 	}
+	tx.d.storePlain(s, slot, tx.keys[i], tx.hashes[i], v, EncRaw, m, tx.now)
 }
 
 // --- reading bits --------------------------------------------------------
@@ -325,19 +300,19 @@ func (d DB) SetBit(key []byte, offset uint64, on int) (int, error) {
 // SetBitChanged is SetBit that also reports whether the key was created,
 // grew or had the bit flipped: Redis's SETBIT reports "setbit" only then.
 func (d DB) SetBitChanged(key []byte, offset uint64, on int) (old int, changed bool, err error) {
-	err = d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
+	err = d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, error) {
 		b := offset >> 3
 		old = GetBit(cur, offset)
 		grow := !exists || uint64(len(cur)) <= b
 		changed = grow || old != on
 		if !grow && old == on && enc == EncRaw {
-			return nil, nil, nil // nothing changes; Redis does not signal it either
+			return nil, nil // nothing changes; Redis does not signal it either
 		}
-		kv, v := newKV(key, int(max(uint64(len(cur)), b+1)), 0)
+		v := make([]byte, int(max(uint64(len(cur)), b+1)))
 		copy(v, cur)
 		shift := 7 - offset&7
 		v[b] = v[b]&^(1<<shift) | byte(on)<<shift
-		return v, kv, nil
+		return v, nil
 	})
 	return old, changed, err
 }
@@ -489,11 +464,11 @@ func (d DB) BitFieldChanged(key []byte, ops []BitFieldOp, out []BitFieldResult) 
 		}
 	}
 	base := len(out)
-	err = d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
+	err = d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, error) {
 		out = out[:base]
 		need := highest>>3 + 1
 		grow := !exists || uint64(len(cur)) < need
-		kv, v := newKV(key, int(max(uint64(len(cur)), need)), 0)
+		v := make([]byte, int(max(uint64(len(cur)), need)))
 		copy(v, cur)
 		changed, wrote := false, false
 		for _, op := range ops {
@@ -504,9 +479,9 @@ func (d DB) BitFieldChanged(key []byte, ops []BitFieldOp, out []BitFieldResult) 
 		}
 		modified = changed || grow && wrote
 		if !grow && !changed && enc == EncRaw {
-			return nil, nil, nil
+			return nil, nil
 		}
-		return v, kv, nil
+		return v, nil
 	})
 	return out, modified, err
 }

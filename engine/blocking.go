@@ -147,7 +147,7 @@ func (w *Waiter) release() {
 				w.db.serveWaitersLocked(s, []byte(r.key), r.h, w.e.clock.NowMs())
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 }
 
@@ -248,19 +248,17 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		w.mu.Unlock()
 		s.unlinkWaiter(r)
 		d.wakeLater(w.wake)
-		delta := a.memSize() - before
-		s.mem += delta
-		d.e.used.Add(delta)
+		s.account(a.memSize() - before)
 		d.e.dirty.Add(1)
 		if a.length() == 0 {
-			d.e.used.Add(-s.remove(slot, h))
+			s.remove(slot, h)
 			d.notifyLater(ClassGeneric, "del", key)
 			return
 		}
 		en := &s.entries[slot]
 		en.enc = a.encoding()
-		en.cas = d.e.nextCAS()
-		d.e.onWrite(en, now)
+		d.e.newVersion(&s.shardData, en)
+		d.e.onWrite(&s.shardData, en, now)
 		r = next
 	}
 }
@@ -304,7 +302,7 @@ func (e *Engine) Waiting() int {
 				n++
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 	return n
 }

@@ -23,8 +23,8 @@ import (
 // Where the state lives: the top two bits of the entry's enc byte name the
 // codec (encCodecMask); the low bits keep the encoding OBJECT ENCODING
 // reports, so compression is invisible there (a compressed value reports
-// what Redis would: raw, or embstr below 45 bytes). The entry stays at 64
-// bytes and its memcached flags are untouched.
+// what Redis would: raw, or embstr below 45 bytes). The entry does not
+// grow and its memcached flags are untouched.
 //
 // The stored form starts with the plain length as a uvarint: an s2 block
 // begins with exactly that, and a zstd frame is stored after one. So the
@@ -96,11 +96,12 @@ func plainLen(stored []byte) (int, int, error) {
 }
 
 // plainSize is the length a reader sees: STRLEN without decompressing.
-func (en *entry) plainSize() int {
+func (a *arena) plainSize(en *entry) int {
+	v := a.value(en)
 	if en.codec() == CodecNone {
-		return len(en.kv) - int(en.keyLen)
+		return len(v)
 	}
-	n, _, err := plainLen(en.value())
+	n, _, err := plainLen(v)
 	if err != nil {
 		panic(err)
 	}
@@ -144,12 +145,12 @@ const poolMaxBuf = 1 << 20
 // copy), else the value decompressed into a buffer of its own. With pooled
 // set, that buffer comes from bufPool and is returned as *buf for
 // Item.Release; otherwise it is a new allocation the caller keeps.
-func (en *entry) plainValue(pooled bool) (v []byte, buf *[]byte) {
+func (a *arena) plainValue(en *entry, pooled bool) (v []byte, buf *[]byte) {
+	stored := a.value(en)
 	c := en.codec()
 	if c == CodecNone {
-		return en.value(), nil
+		return stored, nil
 	}
-	stored := en.value()
 	var dst []byte
 	if pooled {
 		if n, _, err := plainLen(stored); err == nil && n <= poolMaxBuf {
@@ -211,15 +212,16 @@ func (e *Engine) Compression() Compression {
 	return Compression{}
 }
 
-// packKV builds the entry allocation for key and value: joinKV's layout,
-// with the value compressed when the settings ask for it and it pays. It
-// returns the allocation and the entry's enc (enc plus codec bits).
-func (e *Engine) packKV(key, value []byte, enc Encoding) ([]byte, Encoding) {
+// packValue returns value as it is to be stored: compressed when the
+// settings ask for it and it pays, with enc's codec bits set. A compressed
+// form is in a pooled buffer, returned as scratch for putScratch once the
+// value is copied into its record.
+func (e *Engine) packValue(value []byte, enc Encoding) ([]byte, Encoding, *[]byte) {
 	cc := e.comp.Load()
 	if cc == nil || len(value) < cc.minSize || len(value) == 0 || enc == EncInt || len(value) > maxPlainLen {
-		return joinKV(key, value), enc
+		return value, enc, nil
 	}
-	return cc.pack(key, value, enc)
+	return cc.pack(value, enc)
 }
 
 // sampleLen is the size of the sample a value is tried on first, and
@@ -261,9 +263,9 @@ func (cc *compressConf) compressible(value []byte) bool {
 // scratchPool holds compression output buffers (*[]byte).
 var scratchPool sync.Pool
 
-func (cc *compressConf) pack(key, value []byte, enc Encoding) ([]byte, Encoding) {
+func (cc *compressConf) pack(value []byte, enc Encoding) ([]byte, Encoding, *[]byte) {
 	if !cc.compressible(value) {
-		return joinKV(key, value), enc
+		return value, enc, nil
 	}
 	// Kept only when it saves MinSaving percent: at most limit bytes.
 	limit := len(value) - len(value)*cc.MinSaving/100
@@ -273,11 +275,6 @@ func (cc *compressConf) pack(key, value []byte, enc Encoding) ([]byte, Encoding)
 	} else {
 		p = new([]byte)
 	}
-	defer func() {
-		if cap(*p) <= poolMaxBuf {
-			scratchPool.Put(p)
-		}
-	}()
 	var out []byte
 	switch cc.Codec {
 	case CodecS2:
@@ -288,9 +285,17 @@ func (cc *compressConf) pack(key, value []byte, enc Encoding) ([]byte, Encoding)
 	}
 	*p = out[:0]
 	if len(out) > limit || len(out) >= len(value) {
-		return joinKV(key, value), enc
+		putScratch(p)
+		return value, enc, nil
 	}
-	return joinKV(key, out), enc | Encoding(cc.Codec)<<encCodecShift
+	return out, enc | Encoding(cc.Codec)<<encCodecShift, p
+}
+
+// putScratch gives a buffer from packValue back to the pool (nil: none).
+func putScratch(p *[]byte) {
+	if p != nil && cap(*p) <= poolMaxBuf {
+		scratchPool.Put(p)
+	}
 }
 
 // The zstd coders are made on first use and shared: EncodeAll and
@@ -345,8 +350,8 @@ func (s *shardData) countCompressed(en *entry, sign int) {
 		return
 	}
 	s.comp.keys += sign
-	s.comp.plain += int64(sign * en.plainSize())
-	s.comp.stored += int64(sign * (len(en.kv) - int(en.keyLen)))
+	s.comp.plain += int64(sign * s.plainSize(en))
+	s.comp.stored += int64(sign * len(s.value(en)))
 }
 
 // CompressionStats are the compression counters of the whole keyspace.
@@ -365,7 +370,7 @@ func (e *Engine) CompressionStats() CompressionStats {
 		st.Keys += int64(s.comp.keys)
 		st.PlainBytes += s.comp.plain
 		st.StoredBytes += s.comp.stored
-		s.mu.Unlock()
+		s.unlock()
 	}
 	return st
 }
@@ -376,7 +381,7 @@ func (d DB) StrLen(key []byte) (int, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		d.e.stats.misses.Add(1)
@@ -388,7 +393,7 @@ func (d DB) StrLen(key []byte) (int, error) {
 	if en.typ != TypeString {
 		return 0, ErrWrongType
 	}
-	return en.plainSize(), nil
+	return s.plainSize(en), nil
 }
 
 // putBuf gives a buffer from plainValue back to the pool (nil: none).
@@ -399,19 +404,19 @@ func putBuf(buf *[]byte) {
 }
 
 // MemoryUsage returns the bytes key accounts for in used_memory (MEMORY
-// USAGE): its entry, index share and key+value allocation — for a
-// compressed value the compressed bytes, the real footprint — plus an
-// aggregate's elements. It does not count as an access.
+// USAGE): its entry, index share and record — for a compressed value the
+// compressed bytes, the real footprint — plus an aggregate's elements. It
+// does not count as an access.
 func (d DB) MemoryUsage(key []byte) (int64, bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		return 0, false
 	}
-	n := memOf(len(s.entries[slot].kv))
+	n := s.keyMemory(&s.entries[slot])
 	if a := s.aggOf(slot); a != nil {
 		n += a.memSize()
 	}

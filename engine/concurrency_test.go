@@ -241,6 +241,7 @@ func TestConcurrentCounters(t *testing.T) {
 func TestConcurrentCASLoop(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
+	d.TrackCAS = true // memcached semantics: CAS uniques at once
 	mustSet(t, d, "k", "0", SetOptions{})
 	const workers, n = 6, 200
 	var wg sync.WaitGroup

@@ -71,7 +71,8 @@ func New(o Options) *Engine {
 	}
 	e.shards = make([]shard, e.databases*e.perDB)
 	for i := range e.shards {
-		e.shards[i].id = i
+		s := &e.shards[i]
+		s.id, s.used, s.seed = i, &e.used, e.seed
 	}
 	e.startMs = e.clock.NowMs()
 	e.maxMemory.Store(o.MaxMemory)
@@ -136,12 +137,17 @@ func (e *Engine) DB(n int) DB {
 
 // DB is a handle on one database; a small value, cheap to copy. NoTouch
 // makes reads leave the keys' access time alone (CLIENT NO-TOUCH).
+// TrackCAS is for memcached: its writes give keys a CAS unique at once,
+// and its reads report them (Item.CAS, KeyInfo.CAS). Other handles leave
+// a key without one until something asks for it (casOf): a Redis key
+// costs 8 bytes less.
 type DB struct {
-	e       *Engine
-	num     int
-	base    int
-	NoTouch bool
-	events  *EventQueue // events for after the command (notify.go); nil: at once
+	e        *Engine
+	num      int
+	base     int
+	NoTouch  bool
+	TrackCAS bool
+	events   *EventQueue // events for after the command (notify.go); nil: at once
 }
 
 // Num returns the database index.
@@ -196,7 +202,7 @@ func (d DB) find(s *shard, key []byte, h uint64, now int64) int {
 	if slot < 0 {
 		return -1
 	}
-	if s.entries[slot].isExpired(now) {
+	if s.isExpired(&s.entries[slot], now) {
 		d.e.reclaim(s, slot, h, d.num)
 		return -1
 	}
@@ -206,11 +212,11 @@ func (d DB) find(s *shard, key []byte, h uint64, now int64) int {
 // reclaim removes an expired entry of database db and reports it
 // ("expired" event).
 func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
-	key := s.entries[slot].key() // the allocation outlives the removal
+	key := s.key(&s.entries[slot]) // the record's bytes outlive the removal
 	if !s.entries[slot].fetched() {
 		e.stats.expiredUnfetched.Add(1)
 	}
-	e.used.Add(-s.unlink(slot, h))
+	s.unlink(slot, h)
 	e.stats.expired.Add(1)
 	e.dirty.Add(1)
 	e.notifyExpired(db, key)
@@ -218,7 +224,7 @@ func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
 
 // removeKey deletes a live entry as a write.
 func (e *Engine) removeKey(s *shard, slot int, h uint64) {
-	e.used.Add(-s.remove(slot, h))
+	s.remove(slot, h)
 	e.dirty.Add(1)
 }
 
@@ -232,6 +238,36 @@ func (d DB) touch(en *entry, now int64) {
 // nextCAS hands out a fresh CAS unique.
 func (e *Engine) nextCAS() uint64 { return e.casSeq.Add(1) }
 
+// casOf returns en's CAS unique, giving it one if it has none yet. Keys
+// written through RESP carry none until something asks: memcached's gets
+// and mg, WATCH, a snapshot of a key memcached wrote.
+func (e *Engine) casOf(s *shardData, en *entry) uint64 {
+	if c := s.cas(en); c != 0 {
+		return c
+	}
+	c := e.nextCAS()
+	s.setCAS(en, c)
+	return c
+}
+
+// newVersion records a change of en's value made in place (an aggregate):
+// a key that has a CAS unique gets a new one.
+func (e *Engine) newVersion(s *shardData, en *entry) {
+	if en.bits&entryHasCAS != 0 {
+		s.setCAS(en, e.nextCAS())
+	}
+}
+
+// newMeta is the metadata of a key a write creates: a CAS unique at once
+// for memcached (TrackCAS).
+func (d DB) newMeta() recordMeta {
+	var m recordMeta
+	if d.TrackCAS {
+		m.cas = d.e.nextCAS()
+	}
+	return m
+}
+
 // overLimit reports whether writes that grow memory must be refused: over
 // maxmemory under noeviction, or when eviction found nothing to evict.
 // Otherwise the front-end made room before the command (FreeMemory) and
@@ -242,35 +278,71 @@ func (e *Engine) overLimit() bool {
 	return max > 0 && e.used.Load() > max && (e.evictionConfig().Policy == NoEviction || e.evictFailed.Load())
 }
 
+// keepMeta, passed to store, keeps the key's expiry and memcached flags.
+var keepMeta *recordMeta
+
 // store writes a string value under key in a locked shard: a new entry
 // when slot < 0, else it replaces the entry's value (and resets its type).
-// It returns the slot.
-// The value is compressed when the compression settings ask for it
-// (compress.go); storePlain never compresses.
-func (d DB) store(s *shard, slot int, key []byte, h uint64, value []byte, enc Encoding, now int64) int {
-	kv, enc := d.e.packKV(key, value, enc)
-	return d.storeKV(s, slot, h, kv, len(key), enc, now)
+// m gives the key's expiry and flags; keepMeta (nil) keeps those it had.
+// It returns the slot. The value is compressed when the compression
+// settings ask for it (compress.go); storePlain never compresses.
+func (d DB) store(s *shard, slot int, key []byte, h uint64, value []byte, enc Encoding, m *recordMeta, now int64) int {
+	value, enc, buf := d.e.packValue(value, enc)
+	slot = d.storePlain(s, slot, key, h, value, enc, m, now)
+	putScratch(buf)
+	return slot
 }
 
 // storePlain is store without compression, for the commands that rewrite
-// a value bit by bit (compress.go).
-func (d DB) storePlain(s *shard, slot int, key []byte, h uint64, value []byte, enc Encoding, now int64) int {
-	return d.storeKV(s, slot, h, joinKV(key, value), len(key), enc, now)
+// a value bit by bit (compress.go). value is copied.
+func (d DB) storePlain(s *shard, slot int, key []byte, h uint64, value []byte, enc Encoding, m *recordMeta, now int64) int {
+	var meta recordMeta
+	switch {
+	case m != nil:
+		meta = *m
+	case slot >= 0:
+		meta = s.meta(&s.entries[slot])
+	}
+	// A new version: a new CAS unique if the key had one (someone may hold
+	// the old), or if memcached writes it.
+	meta.cas = 0
+	if d.TrackCAS || slot >= 0 && s.entries[slot].bits&entryHasCAS != 0 {
+		meta.cas = d.e.nextCAS()
+	}
+	if slot < 0 {
+		slot = s.insert(h, key, value, TypeString, meta)
+	} else {
+		s.dropAgg(slot)
+		s.countCompressed(&s.entries[slot], -1)
+		s.rewrite(slot, value, meta)
+	}
+	en := &s.entries[slot]
+	en.typ = TypeString
+	en.enc = enc
+	s.countCompressed(en, 1)
+	en.bits &^= entryFetched // a new value, not read yet
+	d.e.onWrite(&s.shardData, en, now)
+	d.e.dirty.Add(1)
+	return slot
 }
 
 // itemOf copies an entry's readable state; a compressed value is
-// decompressed into a pooled buffer (Item.Release).
-func itemOf(en *entry) Item {
-	v, buf := en.plainValue(true)
-	return Item{
+// decompressed into a pooled buffer (Item.Release). The CAS unique is
+// reported (and given to a key that has none) for memcached only.
+func (d DB) itemOf(s *shardData, en *entry) Item {
+	v, buf := s.plainValue(en, true)
+	it := Item{
 		Value:    v,
-		ExpireAt: en.expireAt,
-		CAS:      en.cas,
-		Flags:    en.flags,
+		ExpireAt: s.expireAt(en),
+		Flags:    s.flags(en),
 		Type:     en.typ,
 		Encoding: en.encoding(),
 		buf:      buf,
 	}
+	if d.TrackCAS {
+		it.CAS = d.e.casOf(s, en)
+	}
+	return it
 }
 
 // lockSet locks several shards in ascending global order, the one order
@@ -305,6 +377,6 @@ func (ls *lockSet) lock() {
 
 func (ls *lockSet) unlock() {
 	for j := len(ls.idx) - 1; j >= 0; j-- {
-		ls.e.shards[ls.idx[j]].mu.Unlock()
+		ls.e.shards[ls.idx[j]].unlock()
 	}
 }

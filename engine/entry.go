@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/tandemkv/tandem/internal/num"
@@ -80,41 +81,53 @@ func encodingFor(v []byte) Encoding {
 	return EncRaw
 }
 
-// entry is one key. It is kept small and holds a single pointer (kv), so
-// the GC's work per key is one pointer however many keys there are.
+// entry is one key's fixed-size part, in its shard's entries slice. It
+// holds no pointer, so however many keys there are the GC has nothing to
+// trace here; the key, the value and the optional metadata live in a
+// record in the shard's arena (arena.go), which ref names.
 type entry struct {
-	kv       []byte // key bytes followed by value bytes; immutable once stored
-	expireAt int64  // unix ms; 0 = no expiry
-	cas      uint64 // memcached CAS unique; changes on every write
-	next     uint32 // slot+1 of the next entry whose key has the same hash; 0 = none
-	keyLen   uint32
-	flags    uint32 // memcached client flags
-	access   uint32 // seconds on the engine's LRU clock at the last access
-	typ      Type
-	enc      Encoding
-	// ttlGen counts expiry changes, which keep the CAS (memcached touch
-	// does), so WATCH still sees them (watch.go), in its low 15 bits. It
-	// wraps; a watch spanning 32,768 expiry changes of one key is not a
-	// concern. The top bit is memcached's "fetched" bit (fetched.go).
-	ttlGen uint16
+	ref    uint32 // the record: arena position, or index in bigs (entryBig)
+	next   uint32 // slot+1 of the next entry in the same index bucket; 0 = none
+	access uint32 // seconds on the engine's LRU clock at the last access
 	// evict is the eviction policy's per-key state (evict.go): Redis's
 	// LFU word under the LFU policies, the S3-FIFO word under
 	// allkeys-s3fifo; 0 until a policy first sees the entry.
 	evict uint32
+	typ   Type
+	enc   Encoding
+	bits  uint8 // entryFetched, entryBig and which optional fields the record holds
+	// tag is 8 bits of the key's hash: walking a bucket skips other keys
+	// without reading their records.
+	tag uint8
 }
 
-func (e *entry) key() []byte   { return e.kv[:e.keyLen:e.keyLen] }
-func (e *entry) value() []byte { return e.kv[e.keyLen:len(e.kv):len(e.kv)] }
+// Entry bits.
+const (
+	// entryFetched is memcached's fetched bit (fetched.go).
+	entryFetched uint8 = 1 << iota
+	// entryBig: the record has an allocation of its own (arena.go).
+	entryBig
+	// The record holds a CAS unique, an expiry, memcached flags.
+	entryHasCAS
+	entryHasExpire
+	entryHasFlags
+)
 
 // entrySize is what one entry costs in its shard's slice.
 const entrySize = int64(unsafe.Sizeof(entry{}))
 
-// indexCostPerKey is the index map's share per key: an 8-byte hash and a
-// 4-byte slot in a Swiss table group, control bytes, the table's spare
-// capacity at its average load, and the entries slice's growth slack.
-// Measured, not guessed: BenchmarkMemoryPerKey (1M keys) shows the heap
-// growing by this much per key beyond the entry and its key+value.
-const indexCostPerKey = 44
+// bucketSize is what one index bucket costs (shard.go).
+const bucketSize = 4
+
+// sizeClasses are the Go runtime's small object size classes
+// (runtime/sizeclasses.go), above 16 bytes.
+var sizeClasses = [...]int{
+	24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256,
+	288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024,
+	1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096,
+	4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240, 10880, 12288,
+	13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768,
+}
 
 // allocSize rounds n up to the size Go's allocator hands out for it, so
 // that used_memory counts the bytes a value really occupies.
@@ -124,19 +137,11 @@ func allocSize(n int) int64 {
 		return 0
 	case n <= 16:
 		return 16
-	case n <= 128:
-		return int64((n + 15) &^ 15)
-	case n <= 1024:
-		return int64((n + 127) &^ 127)
 	case n <= 32768:
-		return int64((n + 1023) &^ 1023)
+		i, _ := slices.BinarySearch(sizeClasses[:], n)
+		return int64(sizeClasses[i])
 	}
 	return int64((n + 8191) &^ 8191)
-}
-
-// memOf is the memory an entry accounts for.
-func memOf(kvLen int) int64 {
-	return allocSize(kvLen) + entrySize + indexCostPerKey
 }
 
 // Item is what a read returns: a string value with its metadata.
@@ -145,8 +150,8 @@ func memOf(kvLen int) int64 {
 // the Item's own, which Release may hand back (compress.go).
 type Item struct {
 	Value    []byte
-	ExpireAt int64 // unix ms; 0 = no expiry
-	CAS      uint64
+	ExpireAt int64  // unix ms; 0 = no expiry
+	CAS      uint64 // with TrackCAS only (DB); else 0
 	Flags    uint32
 	Type     Type
 	Encoding Encoding

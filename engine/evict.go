@@ -31,7 +31,7 @@ import (
 // into the main queue; main-queue keys carry a 2-bit frequency and get a
 // second chance per access before eviction. The queues are not linked
 // lists here: an entry's evict word holds its queue bit, its frequency and
-// an insertion tick (the CAS sequence, a clock of writes), and sampling
+// an insertion tick (the count of writes, a clock of writes), and sampling
 // approximates FIFO order by age within each queue. Per key that is the
 // 32-bit evict word the LFU policies also use, plus ~1 byte of ghost table.
 // Unlike LRU it lets one-hit wonders and scans pass without flushing the
@@ -135,7 +135,7 @@ const (
 
 // onWrite updates an entry's access state for a write; a new entry (evict
 // word 0) is initialised. The shard is locked.
-func (e *Engine) onWrite(en *entry, now int64) {
+func (e *Engine) onWrite(s *shardData, en *entry, now int64) {
 	en.access = e.lruNow(now)
 	switch p := e.evictionConfig().Policy; {
 	case p.LFU():
@@ -146,7 +146,7 @@ func (e *Engine) onWrite(en *entry, now int64) {
 		}
 	case p == AllKeysS3FIFO:
 		if en.evict&s3Valid == 0 {
-			en.evict = e.s3Insert(en)
+			en.evict = e.s3Insert(s.key(en))
 		} else {
 			en.evict = s3Accessed(en.evict)
 		}
@@ -211,15 +211,14 @@ func (e *Engine) freq(en *entry, now int64) int64 {
 	return int64(e.lfuCounter(en.evict, now))
 }
 
-// s3Tick is the S3-FIFO clock: the CAS sequence, which every write
-// advances.
-func (e *Engine) s3Tick() uint32 { return uint32(e.casSeq.Load()) & s3TickMask }
+// s3Tick is the S3-FIFO clock: the count of writes.
+func (e *Engine) s3Tick() uint32 { return uint32(e.dirty.Load()) & s3TickMask }
 
 // s3Insert is a new key's word: the small queue, unless the ghost table
 // remembers it was evicted from there recently.
-func (e *Engine) s3Insert(en *entry) uint32 {
+func (e *Engine) s3Insert(key []byte) uint32 {
 	w := uint32(s3Valid) | e.s3Tick()
-	if e.ghostTake(en.key()) {
+	if e.ghostTake(key) {
 		w |= s3Main
 	}
 	return w
@@ -355,29 +354,29 @@ func (e *Engine) sample(cfg *Eviction) (freed, seen bool) {
 		s.lock()
 		n := len(s.entries)
 		if s.keys == 0 || (cfg.Policy.volatileOnly() && s.volatile == 0) {
-			s.mu.Unlock()
+			s.unlock()
 			continue
 		}
 		for probe := 0; probe < 8 && got < cfg.Samples; probe++ {
 			slot := rand.IntN(n)
 			en := &s.entries[slot]
-			if en.typ == TypeNone || (cfg.Policy.volatileOnly() && en.expireAt == 0) {
+			if en.typ == TypeNone || (cfg.Policy.volatileOnly() && s.expireAt(en) == 0) {
 				continue
 			}
-			if en.isExpired(now) {
-				e.reclaim(s, slot, maphash.Bytes(e.seed, en.key()), si/e.perDB)
+			if s.isExpired(en, now) {
+				e.reclaim(s, slot, maphash.Bytes(e.seed, s.key(en)), si/e.perDB)
 				freed = true
 				continue
 			}
 			got++
 			seen = true
 			if cfg.Policy == AllKeysRandom || cfg.Policy == VolatileRandom {
-				e.evictor.offer(candidate{score: 1, shard: si, key: string(en.key())}, true)
+				e.evictor.offer(candidate{score: 1, shard: si, key: string(s.key(en))}, true)
 				continue
 			}
-			e.evictor.offer(candidate{score: e.score(cfg, en, now, tick), shard: si, key: string(en.key())}, false)
+			e.evictor.offer(candidate{score: e.score(cfg, &s.shardData, en, now, tick), shard: si, key: string(s.key(en))}, false)
 		}
-		s.mu.Unlock()
+		s.unlock()
 		if freed {
 			return true, seen
 		}
@@ -389,14 +388,14 @@ func (e *Engine) sample(cfg *Eviction) (freed, seen bool) {
 // also performs the queue moves sampling stands in for: a small-queue key
 // accessed again moves to the main queue, a main-queue key with accesses
 // left spends one and goes back to the queue's head.
-func (e *Engine) score(cfg *Eviction, en *entry, now int64, tick uint32) uint64 {
+func (e *Engine) score(cfg *Eviction, s *shardData, en *entry, now int64, tick uint32) uint64 {
 	switch cfg.Policy {
 	case AllKeysLRU, VolatileLRU:
 		return uint64(e.lruNow(now) - en.access)
 	case AllKeysLFU, VolatileLFU:
 		return uint64(lfuMaxVal - e.freq(en, now))
 	case VolatileTTL:
-		return ^uint64(en.expireAt)
+		return ^uint64(s.expireAt(en))
 	}
 	w := en.evict
 	if w&s3Valid == 0 {
@@ -471,24 +470,27 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 	s.lock()
 	slot := s.lookup(key, h)
 	if slot < 0 {
-		s.mu.Unlock()
+		s.unlock()
 		return false
 	}
 	en := &s.entries[slot]
-	if cfg.Policy.volatileOnly() && en.expireAt == 0 ||
+	if cfg.Policy.volatileOnly() && s.expireAt(en) == 0 ||
 		cfg.Policy == AllKeysS3FIFO && en.evict&s3Valid != 0 && en.evict>>s3FreqSh&3 > 0 { // accessed since sampled
-		s.mu.Unlock()
+		s.unlock()
 		return false
 	}
 	toGhost := cfg.Policy == AllKeysS3FIFO && en.evict&s3Main == 0
 	if !en.fetched() {
 		e.stats.evictedUnfetched.Add(1)
 	}
-	e.used.Add(-s.remove(slot, h))
+	s.remove(slot, h)
+	// Evictions make dead space fast and are there to free memory:
+	// compact sooner than after other removals.
+	s.maybeCompact(4)
 	e.stats.evicted.Add(1)
 	e.dirty.Add(1)
 	e.DB(c.shard/e.perDB).Notify(ClassEvicted, "evicted", key)
-	s.mu.Unlock()
+	s.unlock()
 	if toGhost {
 		e.ghostAdd(key)
 	}

@@ -42,13 +42,13 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 				slot := int(s.sweep) % n
 				s.sweep = uint32((slot + 1) % n)
 				en := &s.entries[slot]
-				if en.typ != TypeNone && en.isExpired(now) {
-					e.reclaim(s, slot, maphash.Bytes(e.seed, en.key()), i/e.perDB)
+				if en.typ != TypeNone && s.isExpired(en, now) {
+					e.reclaim(s, slot, maphash.Bytes(e.seed, s.key(en)), i/e.perDB)
 					reclaimed++
 				}
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 	return reclaimed
 }

@@ -83,12 +83,14 @@ func TestActiveExpireCycleReclaimsUnreadKeys(t *testing.T) {
 				mustSet(t, d, fmt.Sprint("keep:", i), "v", SetOptions{})
 			}
 			keepMem := e.UsedMemory()
+			var peak int64
 			for i := 0; i < n; i++ {
 				mustSet(t, d, fmt.Sprint("ttl:", i), "value", SetOptions{TTL: TTLSet, ExpireAt: t0 + 1000 + int64(i%500)})
 			}
 			if got := e.ActiveExpireCycle(time.Second); got != 0 {
 				t.Fatalf("a cycle before the deadline reclaimed %d", got)
 			}
+			peak = e.UsedMemory()
 			clock.Advance(2 * time.Second)
 			reclaimed, cycles := runCyclesUntil(e, time.Second, 100_000, func() bool { return d.Size() == 1000 })
 			if reclaimed != n || d.Size() != 1000 || d.Volatile() != 0 {
@@ -97,8 +99,11 @@ func TestActiveExpireCycleReclaimsUnreadKeys(t *testing.T) {
 			if st := e.Stats(); st.ExpiredKeys != n || st.Hits != 0 || st.Misses != 0 {
 				t.Errorf("stats %+v", st)
 			}
-			if e.UsedMemory() != keepMem {
-				t.Errorf("used memory %d, want %d (the persistent keys only)", e.UsedMemory(), keepMem)
+			// The reclaimed keys' records are gone; their slots go back
+			// once fewer than half are live (packSlots), so what is left
+			// is the persistent keys plus at most as many free slots.
+			if used := e.UsedMemory(); used > 2*keepMem || used > peak/2 {
+				t.Errorf("used memory %d, persistent keys alone %d, peak %d", used, keepMem, peak)
 			}
 			t.Logf("%d keys over %d shards reclaimed in %d cycles", n, e.perDB, cycles)
 			checkInvariants(t, e)
@@ -176,6 +181,7 @@ func TestUsedMemoryReturnsToZero(t *testing.T) {
 func TestCASChangesOnEveryWrite(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
+	d.TrackCAS = true // memcached semantics: CAS uniques at once
 	seen := map[uint64]string{}
 	last := uint64(0)
 	step := func(name string, fn func()) {

@@ -80,29 +80,31 @@ func TestFetchedBitReadsAndWrites(t *testing.T) {
 	}
 }
 
-// The expiry counter runs in 15 bits and wraps without touching the
-// fetched bit; the entry stays 64 bytes (compress_test.go checks that).
-func TestFetchedBitSurvivesTTLGenWrap(t *testing.T) {
+// Expiry changes, in place or by a new record (a key without an expiry
+// field gets one), leave the fetched bit alone, and WATCH sees each of
+// them, even one back to the same time.
+func TestFetchedBitSurvivesExpiryChanges(t *testing.T) {
 	e, _ := newTestEngine(t, 1)
 	d := e.DB(0)
 	k := []byte("k")
 	d.Set(k, []byte("v"), SetOptions{})
 	d.Get(k)
+	mark := d.Watch(k)
+	defer d.Unwatch(k)
 	s, h := d.shardOf(k)
-	en := &s.entries[s.lookup(k, h)]
-	gen := en.ttlGenOnly()
-	for i := 0; i < 1<<15; i++ {
+	for i := 0; i < 10; i++ {
+		s.mu.Lock()
+		en := &s.entries[s.lookup(k, h)]
 		s.setExpire(en, int64(i%2)*(t0+1000))
-		if !en.fetched() {
+		fetched := en.fetched()
+		s.mu.Unlock()
+		if !fetched {
 			t.Fatalf("fetched bit lost after %d expiry changes", i+1)
 		}
-	}
-	if en.ttlGenOnly() != gen {
-		t.Fatalf("2^15 changes: counter %d, want %d (wrapped)", en.ttlGenOnly(), gen)
-	}
-	s.setExpire(en, 0)
-	if en.ttlGenOnly() == gen {
-		t.Fatal("counter did not move")
+		if d.Unchanged(k, mark) {
+			t.Fatalf("WATCH missed expiry change %d", i+1)
+		}
+		mark = d.markOf(k)
 	}
 }
 
@@ -149,4 +151,12 @@ func TestEvictedUnfetched(t *testing.T) {
 			t.Errorf("%v: no unfetched key evicted", p)
 		}
 	}
+}
+
+// markOf is a watched key's current mark.
+func (d DB) markOf(key []byte) WatchMark {
+	s, h := d.shardOf(key)
+	s.lock()
+	defer s.mu.Unlock()
+	return d.markLocked(s, key, h, s.watched[string(key)])
 }

@@ -110,7 +110,7 @@ func (g *Gate) endExclusive() {
 			s, h := d.shardOf(key)
 			s.lock()
 			d.serveWaitersLocked(s, key, h, g.e.clock.NowMs())
-			s.mu.Unlock()
+			s.unlock()
 		}
 	}
 	g.busy.Store(false)

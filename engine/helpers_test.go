@@ -29,21 +29,23 @@ func putRaw(t testing.TB, d DB, key, value []byte, typ Type) {
 	if slot := s.lookup(key, h); slot >= 0 {
 		d.e.removeKey(s, slot, h)
 	}
-	kv := joinKV(key, value)
-	slot := s.insert(h, kv, len(key), typ)
-	d.e.used.Add(memOf(len(kv)))
+	v := value
 	if typ != TypeString {
-		d.e.used.Add(s.setAgg(slot, typ, &testSet{members: []string{string(value)}}))
+		v = nil
 	}
-	s.entries[slot].cas = d.e.nextCAS()
+	slot := s.insert(h, key, v, typ, recordMeta{})
+	if typ != TypeString {
+		s.setAgg(slot, typ, &testSet{members: []string{string(value)}})
+	}
 	d.e.dirty.Add(1)
 }
 
 // checkInvariants verifies the bookkeeping every operation must keep: per
-// shard, the key, volatile and memory counters equal what the entries say,
-// every live entry is reachable through the index under its own hash, every
-// free slot is empty, and the engine's used memory is the sum of the
-// shards'.
+// shard, the key, volatile and memory counters equal what the entries and
+// the arena say, every live entry is reachable through the index under
+// its own hash, every free slot is empty, the arena's fill is its live
+// records plus its dead space, and the engine's used memory is the sum of
+// the shards'.
 func checkInvariants(t testing.TB, e *Engine) {
 	t.Helper()
 	var used int64
@@ -51,30 +53,50 @@ func checkInvariants(t testing.TB, e *Engine) {
 		s := &e.shards[i]
 		s.mu.Lock()
 		keys, volatile := 0, 0
-		var mem int64
+		var live, bigs int64
+		mem := int64(cap(s.entries))*entrySize + int64(len(s.buckets))*bucketSize
 		for slot := range s.entries {
 			en := &s.entries[slot]
 			if en.typ == TypeNone {
 				continue
 			}
 			keys++
-			if en.expireAt != 0 {
+			if s.expireAt(en) != 0 {
 				volatile++
 			}
-			mem += memOf(len(en.kv))
+			if en.bits&entryBig != 0 {
+				bigs++
+				mem += allocSize(s.recordBytes(en))
+			} else {
+				live += int64(s.recordBytes(en))
+			}
 			if a := s.aggOf(slot); a != nil {
 				mem += a.memSize()
 			} else if en.typ != TypeString {
-				t.Errorf("shard %d: %s key %q has no aggregate", i, en.typ, en.key())
+				t.Errorf("shard %d: %s key %q has no aggregate", i, en.typ, s.key(en))
 			}
-			h := maphash.Bytes(e.seed, en.key())
-			if got := s.lookup(en.key(), h); got != slot {
-				t.Errorf("shard %d: key %q in slot %d, lookup finds %d", i, en.key(), slot, got)
+			h := maphash.Bytes(e.seed, s.key(en))
+			if got := s.lookup(s.key(en), h); got != slot {
+				t.Errorf("shard %d: key %q in slot %d, lookup finds %d", i, s.key(en), slot, got)
 			}
+		}
+		var chunkBytes int64
+		for _, c := range s.chunks {
+			chunkBytes += int64(len(c))
+		}
+		if chunkBytes != s.arenaCap || s.arenaUsed > s.arenaCap {
+			t.Errorf("shard %d: chunks of %d bytes, arenaCap %d, filled %d", i, chunkBytes, s.arenaCap, s.arenaUsed)
+		}
+		mem += live
+		if live+s.dead != s.arenaUsed {
+			t.Errorf("shard %d: live records %d + dead %d != arena fill %d", i, live, s.dead, s.arenaUsed)
+		}
+		if n := int64(len(s.bigs) - len(s.bigFree)); n != bigs {
+			t.Errorf("shard %d: %d big records held, %d entries say big", i, n, bigs)
 		}
 		for _, f := range s.free {
 			if s.entries[f].typ != TypeNone {
-				t.Errorf("shard %d: free slot %d holds key %q", i, f, s.entries[f].key())
+				t.Errorf("shard %d: free slot %d holds key %q", i, f, s.key(&s.entries[f]))
 			}
 		}
 		for slot := range s.aggs {
@@ -92,7 +114,7 @@ func checkInvariants(t testing.TB, e *Engine) {
 			t.Errorf("shard %d: volatile counter %d, entries %d", i, s.volatile, volatile)
 		}
 		if mem != s.mem {
-			t.Errorf("shard %d: mem counter %d, entries %d", i, s.mem, mem)
+			t.Errorf("shard %d: mem counter %d, structures %d", i, s.mem, mem)
 		}
 		used += s.mem
 		s.mu.Unlock()

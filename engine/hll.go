@@ -644,27 +644,23 @@ func hllClone(v []byte) []byte {
 // sparseMax is hll-sparse-max-bytes.
 func (d DB) PFAdd(key []byte, elems [][]byte, sparseMax int) (bool, error) {
 	updated := false
-	err := d.rewriteString(key, true, false, func(old []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
-		var v, kv []byte
+	err := d.rewriteString(key, true, false, func(old []byte, enc Encoding, exists bool) ([]byte, error) {
+		var v []byte
 		if exists {
 			if !isHLL(old) {
-				return nil, nil, ErrNotHLL
+				return nil, ErrNotHLL
 			}
 			if old[4] == hllEncDense && enc == EncRaw && !denseWouldChange(old, elems) {
 				// The common case of a large HLL: nothing to write, no copy.
-				return nil, nil, nil
+				return nil, nil
 			}
-			// Built in place of the stored copy. A sparse HLL may grow a
-			// few bytes in place, into the slack the allocator's size
-			// class gives anyway (so memory accounting stays exact);
-			// beyond that it moves to a bigger buffer and is copied once
-			// more.
+			// Built on a copy; a sparse HLL may grow a few bytes in
+			// place, into spare capacity.
 			spare := 0
 			if old[4] == hllEncSparse {
-				n := len(key) + len(old)
-				spare = min(3*len(elems), int(allocSize(n))-n)
+				spare = 3 * len(elems)
 			}
-			kv, v = newKV(key, len(old), spare)
+			v = make([]byte, len(old), len(old)+spare)
 			copy(v, old)
 		} else {
 			v = newHLL()
@@ -675,17 +671,17 @@ func (d DB) PFAdd(key []byte, elems [][]byte, sparseMax int) (bool, error) {
 		if !ok {
 			// What was added before the corrupted spot stays, in place.
 			if updated || enc != EncRaw {
-				return v, kv, ErrCorruptHLL
+				return v, ErrCorruptHLL
 			}
-			return nil, nil, ErrCorruptHLL
+			return nil, ErrCorruptHLL
 		}
 		if updated {
 			hllInvalidateCache(v)
 		} else if enc == EncRaw {
-			return nil, nil, nil
+			return nil, nil
 		}
 		// Redis unshares (makes raw) the value even when nothing changed.
-		return v, kv, nil
+		return v, nil
 	})
 	return updated, err
 }
@@ -695,37 +691,37 @@ func (d DB) PFAdd(key []byte, elems [][]byte, sparseMax int) (bool, error) {
 // the value's bytes change. Errors: ErrWrongType, ErrNotHLL, ErrCorruptHLL.
 func (d DB) PFCount(key []byte) (int64, error) {
 	var card uint64
-	err := d.rewriteString(key, false, true, func(old []byte, enc Encoding, exists bool) ([]byte, []byte, error) {
+	err := d.rewriteString(key, false, true, func(old []byte, enc Encoding, exists bool) ([]byte, error) {
 		if !exists {
-			return nil, nil, nil
+			return nil, nil
 		}
 		if !isHLL(old) {
-			return nil, nil, ErrNotHLL
+			return nil, ErrNotHLL
 		}
 		if hllCacheValid(old) {
 			card = binary.LittleEndian.Uint64(old[8:16])
 			if enc == EncRaw {
-				return nil, nil, nil
+				return nil, nil
 			}
 			// Redis unshares (makes raw) the value even when it only reads.
-			kv, v := newKV(key, len(old), 0)
+			v := make([]byte, len(old))
 			copy(v, old)
-			return v, kv, nil
+			return v, nil
 		}
 		n, ok := hllCount(old)
 		if !ok {
 			if enc == EncRaw {
-				return nil, nil, ErrCorruptHLL
+				return nil, ErrCorruptHLL
 			}
-			kv, v := newKV(key, len(old), 0)
+			v := make([]byte, len(old))
 			copy(v, old)
-			return v, kv, ErrCorruptHLL
+			return v, ErrCorruptHLL
 		}
 		card = n
-		kv, v := newKV(key, len(old), 0)
+		v := make([]byte, len(old))
 		copy(v, old)
 		binary.LittleEndian.PutUint64(v[8:16], n)
-		return v, kv, nil
+		return v, nil
 	})
 	return int64(card), err
 }

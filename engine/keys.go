@@ -18,7 +18,7 @@ func (d DB) Delete(keys ...[]byte) int {
 			d.e.removeKey(s, slot, h)
 			n++
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 	return n
 }
@@ -30,12 +30,12 @@ func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		return false, false
 	}
-	if cas != 0 && s.entries[slot].cas != cas {
+	if cas != 0 && s.cas(&s.entries[slot]) != cas {
 		return true, false
 	}
 	d.e.removeKey(s, slot, h)
@@ -53,7 +53,7 @@ func (d DB) Exists(keys ...[]byte) int {
 		if d.find(s, k, h, now) >= 0 {
 			n++
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 	d.CountLookups(n, len(keys)-n)
 	return n
@@ -83,7 +83,7 @@ func (d DB) Touch(keys ...[]byte) int {
 			d.e.onRead(&s.entries[slot], now)
 			n++
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 	d.CountLookups(n, len(keys)-n)
 	return n
@@ -93,9 +93,9 @@ func (d DB) Touch(keys ...[]byte) int {
 type KeyInfo struct {
 	Type     Type
 	Encoding Encoding
-	ExpireAt int64 // unix ms; 0 = none
-	IdleMs   int64 // since the last access
-	CAS      uint64
+	ExpireAt int64  // unix ms; 0 = none
+	IdleMs   int64  // since the last access
+	CAS      uint64 // with TrackCAS; else the key's CAS unique if it has one, or 0
 	Flags    uint32
 	// Freq is the LFU access counter after decay (OBJECT FREQ); meaningful
 	// under an LFU policy.
@@ -115,17 +115,20 @@ func (d DB) Info(key []byte) (KeyInfo, bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		return KeyInfo{}, false
 	}
 	en := &s.entries[slot]
 	idle := int64(d.e.lruNow(now)-en.access) * 1000
-	info := KeyInfo{Type: en.typ, Encoding: en.encoding(), ExpireAt: en.expireAt, IdleMs: idle, Freq: d.e.freq(en, now), CAS: en.cas, Flags: en.flags}
+	info := KeyInfo{Type: en.typ, Encoding: en.encoding(), ExpireAt: s.expireAt(en), IdleMs: idle, Freq: d.e.freq(en, now), CAS: s.cas(en), Flags: s.flags(en)}
+	if d.TrackCAS {
+		info.CAS = d.e.casOf(&s.shardData, en)
+	}
 	info.Fetched = en.fetched()
 	if en.typ == TypeString && en.codec() == CodecNone {
-		info.Value = en.value()
+		info.Value = s.value(en)
 	}
 	return info, true
 }
@@ -156,14 +159,14 @@ func (d DB) ExpireKey(key []byte, at int64, cond ExpireCond) (ok, deleted bool) 
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		return false, false
 	}
 	en := &s.entries[slot]
 	d.touch(en, now)
-	cur := en.expireAt
+	cur := s.expireAt(en)
 	switch {
 	case cond&ExpireNX != 0 && cur != 0,
 		cond&ExpireXX != 0 && cur == 0,
@@ -186,13 +189,13 @@ func (d DB) Persist(key []byte) bool {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		return false
 	}
 	d.touch(&s.entries[slot], now)
-	if s.entries[slot].expireAt == 0 {
+	if s.expireAt(&s.entries[slot]) == 0 {
 		return false
 	}
 	s.setExpire(&s.entries[slot], 0)
@@ -215,7 +218,7 @@ func (d DB) sumShards(count func(s *shardData) int) int {
 		s := &d.e.shards[i]
 		s.lock()
 		n += count(&s.shardData)
-		s.mu.Unlock()
+		s.unlock()
 	}
 	return n
 }
@@ -228,8 +231,8 @@ func (d DB) Flush() {
 		if s.keys > 0 {
 			d.e.dirty.Add(int64(s.keys))
 		}
-		d.e.used.Add(-s.reset())
-		s.mu.Unlock()
+		s.reset()
+		s.unlock()
 	}
 }
 
@@ -249,11 +252,11 @@ func (d DB) FlushExpiring(at int64) {
 		s.lock()
 		for j := range s.entries {
 			en := &s.entries[j]
-			if en.typ != TypeNone && (en.expireAt == 0 || en.expireAt > at) {
+			if en.typ != TypeNone && (s.expireAt(en) == 0 || s.expireAt(en) > at) {
 				s.setExpire(en, at)
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 }
 
@@ -268,30 +271,32 @@ func (d DB) Keys(pattern []byte, fn func(key []byte)) {
 		s.lock()
 		for j := range s.entries {
 			en := &s.entries[j]
-			if en.typ == TypeNone || en.isExpired(now) {
+			if en.typ == TypeNone || s.isExpired(en, now) {
 				continue
 			}
-			if k := en.key(); all || glob.Match(pattern, k, false) {
+			if k := s.key(en); all || glob.Match(pattern, k, false) {
 				fn(k)
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 }
 
 // Scan walks the database from cursor, visiting about count slots, and
 // calls fn for each live key that matches pattern (nil = all) and typ
 // (TypeNone = all). It returns the next cursor; 0 means done. A cursor is
-// (shard << 32 | slot): keys keep their slot for life, so a key present for
-// the whole scan is always returned; one added or removed meanwhile may or
-// may not be. With a typ, every key matching the pattern counts as a
-// keyspace hit, as in Redis.
+// (shard << 32 | pos): a shard's slots are walked downwards, pos 0 starting
+// at the top and pos k going on at slot k-1. A key keeps its slot or moves
+// to a lower one (packSlots), so a key present for the whole scan is
+// always returned; one added or removed meanwhile may or may not be. With
+// a typ, every key matching the pattern counts as a keyspace hit, as in
+// Redis.
 func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key []byte)) uint64 {
 	if count < 1 {
 		count = 10
 	}
 	shardIdx := int(cursor >> 32)
-	slot := int(cursor & 0xffffffff)
+	pos := int(cursor & 0xffffffff)
 	now := d.e.clock.NowMs()
 	visited := 0
 	// Redis checks a TYPE filter by looking each key that passed the
@@ -301,14 +306,18 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 	for shardIdx < d.e.perDB {
 		s := &d.e.shards[d.base+shardIdx]
 		s.lock()
-		for slot < len(s.entries) && visited < count {
+		slot := len(s.entries) - 1
+		if pos > 0 {
+			slot = min(pos-1, slot)
+		}
+		for slot >= 0 && visited < count {
 			en := &s.entries[slot]
-			slot++
-			if en.typ == TypeNone || en.isExpired(now) {
+			slot--
+			if en.typ == TypeNone || s.isExpired(en, now) {
 				continue
 			}
 			visited++
-			if pattern != nil && !glob.Match(pattern, en.key(), false) {
+			if pattern != nil && !glob.Match(pattern, s.key(en), false) {
 				continue
 			}
 			if typ != TypeNone {
@@ -317,15 +326,14 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 					continue
 				}
 			}
-			fn(en.key())
+			fn(s.key(en))
 		}
-		done := slot >= len(s.entries)
-		s.mu.Unlock()
-		if !done {
-			return uint64(shardIdx)<<32 | uint64(slot)
+		s.unlock()
+		if slot >= 0 {
+			return uint64(shardIdx)<<32 | uint64(slot+1)
 		}
 		shardIdx++
-		slot = 0
+		pos = 0
 		if visited >= count {
 			break
 		}
@@ -348,14 +356,14 @@ func (d DB) RandomKey() (key []byte, ok bool) {
 		if n := len(s.entries); s.keys > 0 && n > 0 {
 			for probe := 0; probe < 8; probe++ {
 				en := &s.entries[rand.IntN(n)]
-				if en.typ != TypeNone && !en.isExpired(now) {
-					k := append([]byte(nil), en.key()...)
-					s.mu.Unlock()
+				if en.typ != TypeNone && !s.isExpired(en, now) {
+					k := append([]byte(nil), s.key(en)...)
+					s.unlock()
 					return k, true
 				}
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 	start := rand.IntN(d.e.perDB)
 	for i := 0; i < d.e.perDB; i++ {
@@ -363,13 +371,13 @@ func (d DB) RandomKey() (key []byte, ok bool) {
 		s.lock()
 		for j := range s.entries {
 			en := &s.entries[j]
-			if en.typ != TypeNone && !en.isExpired(now) {
-				k := append([]byte(nil), en.key()...)
-				s.mu.Unlock()
+			if en.typ != TypeNone && !s.isExpired(en, now) {
+				k := append([]byte(nil), s.key(en)...)
+				s.unlock()
 				return k, true
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 	return nil, false
 }
@@ -451,23 +459,26 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 	if agg != nil && !o.move {
 		agg = agg.clone()
 	}
-	kv := joinKV(dst, sen.value()) // a compressed value is copied as stored
-	slot := ds.insert(dh, kv, len(dst), sen.typ)
-	e.used.Add(memOf(len(kv)))
+	// A compressed value is copied as stored (enc keeps its codec bits).
+	// The copy is a new version: a new CAS unique if the source had one.
+	m := ss.meta(&sen)
+	if m.cas != 0 || dd.TrackCAS {
+		m.cas = e.nextCAS()
+	}
+	if !o.keepTTL {
+		m.expireAt = 0
+	}
+	slot := ds.insert(dh, dst, ss.value(&sen), sen.typ, m)
 	if agg != nil {
 		// A moved aggregate is shared until the source's removal below
 		// detaches it there.
-		e.used.Add(ds.setAgg(slot, sen.typ, agg))
+		ds.setAgg(slot, sen.typ, agg)
 	}
 	en := &ds.entries[slot]
-	en.enc, en.flags, en.access, en.evict = sen.enc, sen.flags, sen.access, sen.evict
-	ds.countCompressed(en, 1) // enc keeps the source's codec bits
+	en.enc, en.access, en.evict = sen.enc, sen.access, sen.evict
+	ds.countCompressed(en, 1)
 	if !o.move {
-		e.onWrite(en, now)
-	}
-	en.cas = e.nextCAS()
-	if o.keepTTL {
-		ds.setExpire(en, sen.expireAt)
+		e.onWrite(&ds.shardData, en, now)
 	}
 	e.dirty.Add(1)
 	if o.move {

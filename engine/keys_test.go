@@ -388,6 +388,7 @@ func TestRandomKey(t *testing.T) {
 func TestRename(t *testing.T) {
 	e, _ := newTestEngine(t, 3)
 	d := e.DB(0)
+	d.TrackCAS = true // memcached semantics: CAS uniques at once
 	mustSet(t, d, "src", "v", SetOptions{TTL: TTLSet, ExpireAt: oldExpire, Flags: 4})
 	srcCAS, _ := d.Info(bs("src"))
 	if ok, err := d.Rename(bs("src"), bs("dst"), false); !ok || err != nil {

@@ -64,13 +64,9 @@ func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
 		}
 		return existed
 	}
-	kv := joinKV(key, nil)
-	slot = s.insert(h, kv, len(key), typ)
-	e.used.Add(memOf(len(kv)))
-	e.used.Add(s.setAgg(slot, typ, a))
-	en := &s.entries[slot]
-	en.cas = e.nextCAS()
-	e.onWrite(en, tx.now)
+	slot = s.insert(h, key, nil, typ, tx.d.newMeta())
+	s.setAgg(slot, typ, a)
+	e.onWrite(&s.shardData, &s.entries[slot], tx.now)
 	e.dirty.Add(1)
 	return existed
 }

@@ -69,8 +69,8 @@ func (d DB) restoreCAS(key []byte, cas uint64) {
 	}
 	s, h := d.shardOf(key)
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if slot := s.lookup(key, h); slot >= 0 {
-		s.entries[slot].cas = cas
+		s.setCAS(&s.entries[slot], cas)
 	}
 }

@@ -104,6 +104,7 @@ func TestSetConditionsAndTTL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e, clock := newTestEngine(t, 2)
 			d := e.DB(0)
+			d.TrackCAS = true // memcached semantics: CAS uniques at once
 			cas := prepare(t, d, clock, "k", tc.pre)
 			before := e.Changes()
 			res, err := d.Set(bs("k"), bs("new"), tc.opts(cas, clock.NowMs()))

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/maphash"
 	"sync"
+	"sync/atomic"
 )
 
 // shard is one lock's worth of keyspace. All methods of shardData assume
@@ -16,152 +19,275 @@ type shard struct {
 }
 
 // shardData is everything SWAPDB exchanges between two databases' shards.
+//
+// The index is a table of buckets, each the head of a chain of entries
+// through entry.next, that doubles when it holds two keys a bucket: about
+// 2.7 bytes a key, with no pointer, where a Go map of hash to slot costs
+// some 40.
 type shardData struct {
-	index    map[uint64]uint32 // key hash -> slot of the first entry with that hash
-	entries  []entry
+	arena
+	buckets  []uint32             // slot+1 of the first entry whose hash falls in the bucket; 0 = none
+	entries  []entry              // by slot
 	aggs     map[uint32]aggregate // slot → value, for non-string entries (aggregate.go)
 	free     []uint32             // reusable slots
 	keys     int                  // live entries (possibly expired but not yet reclaimed)
 	volatile int                  // entries with an expiry
-	mem      int64                // accounted bytes of this shard's entries
+	mem      int64                // accounted bytes of this shard
 	sweep    uint32               // next slot the active expiry cycle looks at
 	comp     compStats            // compressed values (compress.go)
+	// frozen: a snapshot has captured this data and not finished reading
+	// it, so records must not change in place (arena.go).
+	frozen bool
+	// arena bookkeeping (arena.go)
+	bigFree                   []uint32 // free indexes in bigs
+	chunkFill                 int      // bytes used of the last chunk
+	chunkWant                 int64    // during a compaction: the bytes it will copy
+	arenaCap, arenaUsed, dead int64    // chunk bytes allocated, filled, and filled by dead records
 	// watched holds the keys clients WATCH, with a generation that every
-	// creation and removal of the key bumps (watch.go); nil when none.
-	// It belongs to the shard's database, not to its data: SWAPDB and
-	// flushes leave it in place.
+	// creation and removal of the key, and every change of its expiry,
+	// bumps (watch.go); nil when none. It belongs to the shard's database,
+	// not to its data: SWAPDB and flushes leave it in place.
 	watched map[string]*watchedGen
+
+	used *atomic.Int64 // the engine's used memory, which account keeps up to date
+	seed maphash.Seed  // the engine's hash seed, to rehash keys as the index grows
 }
+
+// account adds delta to the shard's and the engine's used memory.
+func (s *shardData) account(delta int64) {
+	s.mem += delta
+	if s.used != nil {
+		s.used.Add(delta)
+	}
+}
+
+// bucketTag is the part of a key's hash entry.tag keeps: bits above those
+// any bucket index or shard choice uses.
+func bucketTag(h uint64) uint8 { return uint8(h >> 40) }
 
 // lookup returns the slot holding key, or -1. It does not check expiry.
 func (s *shardData) lookup(key []byte, h uint64) int {
-	slot, ok := s.index[h]
-	if !ok {
+	if len(s.buckets) == 0 {
 		return -1
 	}
-	for {
-		en := &s.entries[slot]
-		if bytes.Equal(en.key(), key) {
-			return int(slot)
+	tag := bucketTag(h)
+	for i := s.buckets[h&uint64(len(s.buckets)-1)]; i != 0; {
+		en := &s.entries[i-1]
+		if en.tag == tag && bytes.Equal(s.key(en), key) {
+			return int(i - 1)
 		}
-		if en.next == 0 {
-			return -1
-		}
-		slot = en.next - 1
+		i = en.next
 	}
-}
-
-// isExpired reports whether the entry's time has passed.
-func (en *entry) isExpired(now int64) bool {
-	// Redis's keyIsExpired: a key is still there in its expire millisecond.
-	return en.expireAt != 0 && now > en.expireAt
+	return -1
 }
 
 // insert stores a new entry for a key known to be absent and returns its
-// slot. kv must hold the key followed by the value and is kept as is.
-func (s *shardData) insert(h uint64, kv []byte, keyLen int, typ Type) int {
-	if s.index == nil {
-		s.index = make(map[uint64]uint32)
+// slot.
+func (s *shardData) insert(h uint64, key, value []byte, typ Type, m recordMeta) int {
+	if s.keys >= 2*len(s.buckets) {
+		s.growIndex()
 	}
-	var slot uint32
-	if n := len(s.free); n > 0 {
-		slot = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		slot = uint32(len(s.entries))
-		s.entries = append(s.entries, entry{})
-	}
+	slot := s.newSlot()
 	en := &s.entries[slot]
-	*en = entry{kv: kv, keyLen: uint32(keyLen), typ: typ}
+	*en = entry{typ: typ, tag: bucketTag(h)}
+	s.writeRecord(en, false, key, value, m)
 	if s.watched != nil {
-		s.bumpWatched(kv[:keyLen])
+		s.bumpWatched(key)
 	}
-	if head, ok := s.index[h]; ok {
-		en.next = head + 1
-	}
-	s.index[h] = slot
+	b := h & uint64(len(s.buckets)-1)
+	en.next = s.buckets[b]
+	s.buckets[b] = slot + 1
 	s.keys++
-	s.mem += memOf(len(kv))
+	if m.expireAt != 0 {
+		s.volatile++
+	}
 	return int(slot)
 }
 
-// remove deletes the entry in slot, whose key hashes to h, and returns the
-// memory it accounted for.
-func (s *shardData) remove(slot int, h uint64) int64 {
-	if s.watched != nil {
-		s.bumpWatched(s.entries[slot].key())
+// newSlot returns a free slot, growing the entries by an eighth when none
+// is: a shard's slack stays small, and the growth is accounted.
+func (s *shardData) newSlot() uint32 {
+	if n := len(s.free); n > 0 {
+		slot := s.free[n-1]
+		s.free = s.free[:n-1]
+		return slot
 	}
-	return s.unlink(slot, h)
+	n := len(s.entries)
+	if n == cap(s.entries) {
+		grown := make([]entry, n, n+n/8+8)
+		copy(grown, s.entries)
+		s.account(int64(cap(grown)-cap(s.entries)) * entrySize)
+		s.entries = grown
+	}
+	s.entries = s.entries[:n+1]
+	return uint32(n)
+}
+
+// growIndex doubles the buckets.
+func (s *shardData) growIndex() {
+	s.rebuildIndex(max(2*len(s.buckets), 4))
+}
+
+// rebuildIndex rehashes every key into size buckets (a power of two).
+func (s *shardData) rebuildIndex(size int) {
+	s.account(int64(size-len(s.buckets)) * bucketSize)
+	s.buckets = make([]uint32, size)
+	mask := uint64(size - 1)
+	for i := range s.entries {
+		en := &s.entries[i]
+		if en.typ == TypeNone {
+			continue
+		}
+		b := maphash.Bytes(s.seed, s.key(en)) & mask
+		en.next = s.buckets[b]
+		s.buckets[b] = uint32(i) + 1
+	}
+}
+
+// unlock unlocks the shard, first giving back the memory of slots most
+// keys have left: an empty shard drops everything, one with under half of
+// its slots live packs its entries. Done here, where no operation holds
+// slots or entry pointers any more.
+func (s *shard) unlock() {
+	if s.keys == 0 {
+		if s.mem != 0 {
+			s.reset()
+		}
+	} else if len(s.entries) >= 64 && s.keys < len(s.entries)/2 {
+		s.packSlots()
+	}
+	s.mu.Unlock()
+}
+
+// packSlots moves the live entries to the lowest slots, keeping their
+// order, and shrinks the entries and the index to fit. Keys only move
+// down, which is what lets SCAN (keys.go) still return every key present
+// for a whole scan: it walks a shard's slots downwards.
+func (s *shardData) packSlots() {
+	n := 0
+	var aggs map[uint32]aggregate
+	if len(s.aggs) > 0 {
+		aggs = make(map[uint32]aggregate, len(s.aggs))
+	}
+	for i := range s.entries {
+		en := s.entries[i]
+		if en.typ == TypeNone {
+			continue
+		}
+		if en.typ != TypeString {
+			aggs[uint32(n)] = s.aggs[uint32(i)]
+		}
+		s.entries[n] = en
+		n++
+	}
+	packed := make([]entry, n, n+n/8+8)
+	copy(packed, s.entries[:n])
+	s.account(int64(cap(packed)-cap(s.entries)) * entrySize)
+	s.entries, s.aggs, s.free, s.sweep = packed, aggs, nil, 0
+	size := 4
+	for 2*size < n {
+		size *= 2
+	}
+	s.rebuildIndex(size)
+}
+
+// remove deletes the entry in slot, whose key hashes to h.
+func (s *shardData) remove(slot int, h uint64) {
+	if s.watched != nil {
+		s.bumpWatched(s.key(&s.entries[slot]))
+	}
+	s.unlink(slot, h)
 }
 
 // unlink is remove for an expired entry: its reclaim is no modification
 // for WATCH (a key expired when watched stays unchanged; one live when
 // watched shows the change by being missing).
-func (s *shardData) unlink(slot int, h uint64) int64 {
+func (s *shardData) unlink(slot int, h uint64) {
 	en := &s.entries[slot]
-	head := s.index[h]
-	if int(head) == slot {
-		if en.next == 0 {
-			delete(s.index, h)
-		} else {
-			s.index[h] = en.next - 1
-		}
-	} else {
-		prev := &s.entries[head]
-		for int(prev.next-1) != slot {
-			prev = &s.entries[prev.next-1]
-		}
-		prev.next = en.next
+	p := &s.buckets[h&uint64(len(s.buckets)-1)]
+	for int(*p) != slot+1 {
+		p = &s.entries[*p-1].next
 	}
-	aggFreed := -s.dropAgg(slot) // already taken off s.mem
+	*p = en.next
+	s.dropAgg(slot)
 	s.countCompressed(en, -1)
-	freed := memOf(len(en.kv))
-	if en.expireAt != 0 {
+	if s.expireAt(en) != 0 {
 		s.volatile--
 	}
+	s.releaseRecord(en)
 	*en = entry{}
 	s.free = append(s.free, uint32(slot))
 	s.keys--
-	s.mem -= freed
-	return freed + aggFreed
+	s.maybeCompact(2)
 }
 
-// replaceKV swaps the entry's key+value allocation and returns the change
-// in accounted memory.
-func (s *shardData) replaceKV(slot int, kv []byte) int64 {
+// rewrite gives the entry in slot a new value and metadata (same key).
+func (s *shardData) rewrite(slot int, value []byte, m recordMeta) {
 	en := &s.entries[slot]
-	delta := memOf(len(kv)) - memOf(len(en.kv))
-	s.countCompressed(en, -1) // the caller sets enc (codec bits) anew
-	en.enc &^= encCodecMask
-	en.kv = kv
-	s.mem += delta
-	return delta
+	if (s.expireAt(en) != 0) != (m.expireAt != 0) {
+		if m.expireAt != 0 {
+			s.volatile++
+		} else {
+			s.volatile--
+		}
+	}
+	s.writeRecord(en, true, s.key(en), value, m)
+	s.maybeCompact(2)
 }
 
 // setExpire changes an entry's expiry, keeping the volatile count right.
+// An expiry change is a modification WATCH sees, even to the same time.
 func (s *shardData) setExpire(en *entry, at int64) {
-	if (en.expireAt != 0) != (at != 0) {
+	old := s.expireAt(en)
+	if (old != 0) != (at != 0) {
 		if at != 0 {
 			s.volatile++
 		} else {
 			s.volatile--
 		}
 	}
-	en.expireAt = at
-	en.ttlGen = en.ttlGen&entryFetched | (en.ttlGen+1)&^entryFetched // the counter's 15 bits
+	if s.watched != nil {
+		s.bumpWatched(s.key(en))
+	}
+	if f := s.metaForWrite(en, entryHasExpire); f != nil {
+		binary.LittleEndian.PutUint64(f, uint64(at))
+		return
+	}
+	if at == 0 {
+		return // no field, nothing to clear
+	}
+	m := s.meta(en)
+	m.expireAt = at
+	_, _, key, value := s.recordParts(en)
+	s.writeRecord(en, true, key, value, m)
+	s.maybeCompact(2)
 }
 
-// reset empties the shard and returns the memory it accounted for.
-func (s *shardData) reset() int64 {
-	freed := s.mem
-	*s = shardData{watched: s.watched}
-	return freed
+// setCAS gives an entry the CAS unique cas.
+func (s *shardData) setCAS(en *entry, cas uint64) {
+	if f := s.metaForWrite(en, entryHasCAS); f != nil {
+		binary.LittleEndian.PutUint64(f, cas)
+		return
+	}
+	m := s.meta(en)
+	m.cas = cas
+	_, _, key, value := s.recordParts(en)
+	s.writeRecord(en, true, key, value, m)
+	s.maybeCompact(2)
 }
 
-// joinKV makes the single allocation an entry holds.
-func joinKV(key, value []byte) []byte {
-	kv := make([]byte, len(key)+len(value))
-	copy(kv, key)
-	copy(kv[len(key):], value)
-	return kv
+// metaForWrite returns the optional field f of en's record to change in
+// place, or nil when the record has no such field or is frozen for a
+// snapshot (the caller then writes a new record).
+func (s *shardData) metaForWrite(en *entry, f uint8) []byte {
+	if s.frozen {
+		return nil
+	}
+	return s.metaField(en, f)
+}
+
+// reset empties the shard.
+func (s *shardData) reset() {
+	s.account(-s.mem)
+	*s = shardData{watched: s.watched, used: s.used, seed: s.seed}
 }

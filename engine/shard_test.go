@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"hash/maphash"
 	"testing"
 )
 
@@ -9,19 +10,30 @@ import (
 // one index chain. Inserting pushes at the head: for keys a, b, c the
 // chain is c → b → a.
 func chainShard(h uint64, keys ...string) (*shardData, map[string]int) {
-	s := &shardData{}
+	s := &shardData{seed: maphash.MakeSeed()}
 	slots := map[string]int{}
 	for _, k := range keys {
-		slots[k] = s.insert(h, joinKV(bs(k), bs("v-"+k)), len(k), TypeString)
+		slots[k] = s.insert(h, bs(k), bs("v-"+k), TypeString, recordMeta{})
 	}
 	return s, slots
+}
+
+// usedBuckets counts the index buckets that head a chain.
+func usedBuckets(s *shardData) int {
+	n := 0
+	for _, b := range s.buckets {
+		if b != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func TestCollisionChainLookup(t *testing.T) {
 	const h = 0xdeadbeef
 	s, slots := chainShard(h, "tail", "middle", "head")
-	if len(s.index) != 1 {
-		t.Fatalf("three keys with one hash use %d index entries", len(s.index))
+	if n := usedBuckets(s); n != 1 {
+		t.Fatalf("three keys with one hash use %d buckets", n)
 	}
 	for k, slot := range slots {
 		if got := s.lookup(bs(k), h); got != slot {
@@ -35,7 +47,7 @@ func TestCollisionChainLookup(t *testing.T) {
 		t.Errorf("lookup of a key not in the chain = %d", got)
 	}
 	// A key with another hash is a separate chain.
-	other := s.insert(h+1, joinKV(bs("other"), nil), 5, TypeString)
+	other := s.insert(h+1, bs("other"), nil, TypeString, recordMeta{})
 	if s.lookup(bs("other"), h+1) != other || s.lookup(bs("other"), h) != -1 {
 		t.Errorf("second chain broken")
 	}
@@ -47,10 +59,10 @@ func TestCollisionChainRemove(t *testing.T) {
 	for _, victim := range keys {
 		t.Run(victim, func(t *testing.T) {
 			s, slots := chainShard(h, keys...)
-			mem := s.mem
-			freed := s.remove(slots[victim], h)
-			if freed != memOf(len(victim)+2+len(victim)) || s.mem != mem-freed {
-				t.Errorf("remove freed %d, shard mem %d → %d", freed, mem, s.mem)
+			rec := s.recordBytes(&s.entries[slots[victim]])
+			s.remove(slots[victim], h)
+			if rec != 2+len(victim)+2+len(victim) || s.dead != int64(rec) {
+				t.Errorf("record of %d bytes, dead space %d after removing it", rec, s.dead)
 			}
 			if s.keys != 2 {
 				t.Errorf("keys = %d", s.keys)
@@ -73,11 +85,11 @@ func TestCollisionChainRemove(t *testing.T) {
 					s.remove(s.lookup(bs(k), h), h)
 				}
 			}
-			if len(s.index) != 0 || s.keys != 0 || s.mem != 0 || len(s.free) != 3 {
-				t.Errorf("empty chain left index %d keys %d mem %d free %d", len(s.index), s.keys, s.mem, len(s.free))
+			if usedBuckets(s) != 0 || s.keys != 0 || len(s.free) != 3 {
+				t.Errorf("empty chain left %d buckets, keys %d, free %d", usedBuckets(s), s.keys, len(s.free))
 			}
 			// Freed slots are reused.
-			slot := s.insert(h, joinKV(bs(victim), nil), len(victim), TypeString)
+			slot := s.insert(h, bs(victim), nil, TypeString, recordMeta{})
 			if slot >= 3 || s.lookup(bs(victim), h) != slot {
 				t.Errorf("reinsert into slot %d", slot)
 			}
@@ -96,9 +108,7 @@ func TestCollisionThroughEngine(t *testing.T) {
 			s, h := d.shardOf(bs("real"))
 			fake := func(name string) {
 				s.mu.Lock()
-				kv := joinKV(bs(name), bs("fake"))
-				s.insert(h, kv, len(name), TypeString)
-				e.used.Add(memOf(len(kv)))
+				s.insert(h, bs(name), bs("fake"), TypeString, recordMeta{})
 				s.mu.Unlock()
 			}
 			switch pos {
@@ -134,7 +144,7 @@ func TestCollisionThroughEngine(t *testing.T) {
 			}
 			s.mu.Lock()
 			for _, f := range []string{"f1", "f2"} {
-				if slot := s.lookup(bs(f), h); slot < 0 || string(s.entries[slot].value()) != "fake" {
+				if slot := s.lookup(bs(f), h); slot < 0 || string(s.value(&s.entries[slot])) != "fake" {
 					t.Errorf("%s lost after operations on the real key at the %s", f, pos)
 				}
 			}

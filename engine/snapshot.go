@@ -12,18 +12,21 @@ import (
 // command, EXEC or script is half done — it marks every shard pending, a
 // pause of a few hundred microseconds. From then on, the first goroutine to
 // lock a pending shard, for whatever reason, captures it before doing
-// anything else (shard.lock): a copy of its live entries, whose key+value
-// allocations are immutable and so shared, not copied, and clones of its
-// aggregates, which are changed in place. The saver walks the shards in
-// order, capturing those nobody touched yet, and hands each capture to the
-// visitor (the RDB writer), after which it is garbage. A shard is thus
-// always seen as it was at the barrier, and a multi-key write (MSET, EXEC,
-// a script) is either wholly before it or wholly after.
+// anything else (shard.lock). The saver walks the shards in order,
+// capturing those nobody touched yet, and hands each key of a capture to
+// the visitor (the RDB writer), after which the capture is garbage. A
+// shard is thus always seen as it was at the barrier, and a multi-key
+// write (MSET, EXEC, a script) is either wholly before it or wholly after.
 //
-// Memory: a capture costs its shard's entry array (64 bytes a key) plus
-// clones of its aggregates, held from the capture until the saver reaches
-// the shard; under a write load touching every shard that approaches a copy
-// of the metadata, never of the string values.
+// What a capture copies is small: 8 bytes per key (where its record is,
+// its type and encoding) and the list of big records. The records
+// themselves are shared: their key and value bytes never change, and the
+// shard stays frozen until the saver is done with it, so that the CAS and
+// expiry fields, which otherwise change in place, are written to a new
+// record instead (arena.go). Aggregates, which change in place, are
+// cloned. Under a write load touching every shard at once, the extra
+// memory is thus about 8 bytes a key plus the aggregates, and what writes
+// meanwhile replace.
 
 // SnapItem is one key of a snapshot. Its slices are valid during the visit
 // only.
@@ -34,8 +37,6 @@ type SnapItem struct {
 	ExpireAt int64 // unix ms; 0 = none
 	Flags    uint32
 	CAS      uint64
-	Idle     int64 // seconds since the last access
-	Freq     int64 // LFU counter (meaningful under an LFU policy)
 	// The value, by type.
 	Value          []byte   // TypeString, uncompressed
 	Elems          [][]byte // TypeList (head to tail), TypeSet
@@ -51,9 +52,22 @@ type snapshot struct {
 
 // shardCapture is a shard as it was at the barrier.
 type shardCapture struct {
-	entries []entry
-	aggs    []aggregate // aligned with entries (nil for strings); nil when all are strings
+	arena               // the shard's chunks (shared) and big records (copied)
+	keys  []capturedKey // live keys
+	aggs  []aggregate   // aligned with keys (nil for strings); nil when all are strings
 }
+
+// capturedKey is what a capture keeps of an entry: where its record is and
+// how to read it.
+type capturedKey struct {
+	ref  uint32
+	typ  Type
+	enc  Encoding
+	bits uint8
+}
+
+// entry returns an entry that reads the key's record.
+func (k *capturedKey) entry() entry { return entry{ref: k.ref, typ: k.typ, enc: k.enc, bits: k.bits} }
 
 // lock locks the shard, first capturing it for a snapshot in progress that
 // has not seen it yet. Every shard lock in the engine goes through here.
@@ -64,22 +78,27 @@ func (s *shard) lock() {
 	}
 }
 
-// capture copies the shard's live state into its snapshot. Locked.
+// capture copies what the snapshot needs of the shard's live state, and
+// freezes its records. Locked.
 func (s *shard) capture() {
 	snap := s.snap
 	s.snap = nil
 	// Sized once: no growth garbage, and no aggregate column for a shard
 	// of strings only.
-	c := &shardCapture{entries: make([]entry, 0, s.keys)}
+	c := &shardCapture{keys: make([]capturedKey, 0, s.keys)}
+	c.chunks = s.chunks
+	if len(s.bigs) > 0 {
+		c.bigs = append([][]byte(nil), s.bigs...)
+	}
 	if len(s.aggs) > 0 {
 		c.aggs = make([]aggregate, 0, s.keys)
 	}
 	for i := range s.entries {
 		en := &s.entries[i]
-		if en.typ == TypeNone || en.isExpired(snap.now) {
+		if en.typ == TypeNone || s.isExpired(en, snap.now) {
 			continue
 		}
-		c.entries = append(c.entries, *en)
+		c.keys = append(c.keys, capturedKey{ref: en.ref, typ: en.typ, enc: en.enc, bits: en.bits})
 		if c.aggs != nil {
 			var a aggregate
 			if en.typ != TypeString {
@@ -88,6 +107,7 @@ func (s *shard) capture() {
 			c.aggs = append(c.aggs, a)
 		}
 	}
+	s.frozen = true
 	snap.captured[s.id].Store(c)
 }
 
@@ -108,7 +128,7 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 			s.mu.Lock()
 			s.snap = snap
 			keys[i/e.perDB] += s.keys
-			s.mu.Unlock()
+			s.unlock()
 		}
 	})
 	if begin != nil {
@@ -120,20 +140,19 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 		s := &e.shards[i]
 		s.lock() // captures it if nobody has
 		c := snap.captured[i].Swap(nil)
-		s.mu.Unlock()
-		if err != nil || c == nil {
+		s.unlock()
+		if c == nil {
 			continue
 		}
 		db := i / e.perDB
-		for j := range c.entries {
+		for j := 0; j < len(c.keys) && err == nil; j++ {
 			var a aggregate
 			if c.aggs != nil {
 				a = c.aggs[j]
 			}
-			e.snapItem(&it, db, &c.entries[j], a, snap.now)
-			if err = visit(&it); err != nil {
-				break
-			}
+			en := c.keys[j].entry()
+			snapItem(&it, db, &c.arena, &en, a)
+			err = visit(&it)
 		}
 		// The saver shares the machine's cores with the event loops, and
 		// Go preempts a running goroutine only every 10 ms: yielding after
@@ -141,16 +160,23 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 		// that became runnable in between serve its clients now.
 		runtime.Gosched()
 	}
+	// Records may change in place again (a SWAPDB may have moved frozen
+	// data between shards, so this waits for the whole walk).
+	for i := range e.shards {
+		s := &e.shards[i]
+		s.mu.Lock()
+		s.frozen = false
+		s.unlock()
+	}
 	return err
 }
 
-// snapItem fills it from a captured entry.
-func (e *Engine) snapItem(it *SnapItem, db int, en *entry, a aggregate, now int64) {
-	*it = SnapItem{DB: db, Key: en.key(), Type: en.typ, ExpireAt: en.expireAt, Flags: en.flags, CAS: en.cas,
-		Idle: int64(e.lruNow(now) - en.access), Freq: e.freq(en, now)}
+// snapItem fills it from a captured key.
+func snapItem(it *SnapItem, db int, r *arena, en *entry, a aggregate) {
+	*it = SnapItem{DB: db, Key: r.key(en), Type: en.typ, ExpireAt: r.expireAt(en), Flags: r.flags(en), CAS: r.cas(en)}
 	switch a := a.(type) {
 	case nil:
-		it.Value, _ = en.plainValue(false)
+		it.Value, _ = r.plainValue(en, false)
 	case *list:
 		it.Elems = make([][]byte, 0, a.n)
 		a.each(0, a.n, true, func(v []byte) bool {

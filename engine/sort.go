@@ -398,7 +398,7 @@ func (d DB) sortLookup(pattern, subst []byte, now int64) ([]byte, bool) {
 	if en.typ != TypeString {
 		return nil, false
 	}
-	v, _ := en.plainValue(false) // kept in the sort's items: not pooled
+	v, _ := s.plainValue(en, false) // kept in the sort's items: not pooled
 	return v, true
 }
 

@@ -15,7 +15,7 @@ func (d DB) Get(key []byte) (it Item, ok bool, err error) {
 	s.lock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
-		s.mu.Unlock()
+		s.unlock()
 		d.e.stats.misses.Add(1)
 		return Item{}, false, nil
 	}
@@ -24,13 +24,13 @@ func (d DB) Get(key []byte) (it Item, ok bool, err error) {
 	// counts it.
 	fetched := d.fetch(en, now)
 	if en.typ != TypeString {
-		s.mu.Unlock()
+		s.unlock()
 		d.e.stats.hits.Add(1)
 		return Item{}, false, ErrWrongType
 	}
-	it = itemOf(en)
+	it = d.itemOf(&s.shardData, en)
 	it.Fetched = fetched
-	s.mu.Unlock()
+	s.unlock()
 	d.e.stats.hits.Add(1)
 	return it, true, nil
 }
@@ -88,7 +88,7 @@ func (d DB) Set(key, value []byte, o SetOptions) (SetResult, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	return d.setLocked(s, key, h, value, o, now)
 }
 
@@ -103,7 +103,7 @@ func (d DB) setLocked(s *shard, key []byte, h uint64, value []byte, o SetOptions
 			if en.typ != TypeString {
 				return res, ErrWrongType
 			}
-			res.Old = itemOf(en)
+			res.Old = d.itemOf(&s.shardData, en)
 		}
 		if o.KeepNonString && en.typ != TypeString {
 			return res, nil
@@ -119,7 +119,7 @@ func (d DB) setLocked(s *shard, key []byte, h uint64, value []byte, o SetOptions
 			return res, nil
 		}
 	case CondCAS:
-		if slot < 0 || en.cas != o.CAS {
+		if slot < 0 || s.cas(en) != o.CAS {
 			return res, nil
 		}
 	}
@@ -138,17 +138,14 @@ func (d DB) setLocked(s *shard, key []byte, h uint64, value []byte, o SetOptions
 	switch o.TTL {
 	case TTLKeep:
 		if en != nil {
-			expireAt = en.expireAt
+			expireAt = s.expireAt(en)
 		}
 	case TTLSet:
 		expireAt = o.ExpireAt
 	}
-	slot = d.store(s, slot, key, h, value, encodingFor(value), now)
-	en = &s.entries[slot]
-	en.flags = o.Flags
-	s.setExpire(en, expireAt)
+	slot = d.store(s, slot, key, h, value, encodingFor(value), &recordMeta{expireAt: expireAt, flags: o.Flags}, now)
 	res.Stored = true
-	res.CAS = en.cas
+	res.CAS = s.cas(&s.entries[slot]) // 0 unless TrackCAS
 	return res, nil
 }
 
@@ -164,7 +161,7 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		d.e.stats.misses.Add(1)
@@ -176,14 +173,14 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 	if en.typ != TypeString {
 		return Item{}, false, ErrWrongType
 	}
-	it := itemOf(en)
+	it := d.itemOf(&s.shardData, en)
 	it.Fetched = fetched
 	switch {
 	case del:
 		d.e.removeKey(s, slot, h)
 	case ch.Mode == TTLSet && ch.At <= now:
 		d.e.removeKey(s, slot, h)
-	case ch.Mode == TTLSet || (ch.Mode == TTLClear && en.expireAt != 0):
+	case ch.Mode == TTLSet || (ch.Mode == TTLClear && s.expireAt(en) != 0):
 		at := int64(0)
 		if ch.Mode == TTLSet {
 			at = ch.At
@@ -215,7 +212,7 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	var res AppendResult
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
@@ -229,8 +226,8 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 			return res, ErrTooLarge
 		}
 		// A new key holds the argument as SET would (APPEND k 123 is "int").
-		slot = d.store(s, -1, key, h, data, encodingFor(data), now)
-		res.Stored, res.Len, res.CAS = true, len(data), s.entries[slot].cas
+		slot = d.store(s, -1, key, h, data, encodingFor(data), &recordMeta{}, now)
+		res.Stored, res.Len, res.CAS = true, len(data), s.cas(&s.entries[slot])
 		return res, nil
 	}
 	en := &s.entries[slot]
@@ -238,16 +235,16 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 	if en.typ != TypeString {
 		return res, ErrWrongType
 	}
-	if o.CAS != 0 && en.cas != o.CAS {
+	if o.CAS != 0 && s.cas(en) != o.CAS {
 		return res, nil
 	}
-	if maxLen > 0 && int64(en.plainSize()+len(data)) > maxLen {
+	if maxLen > 0 && int64(s.plainSize(en)+len(data)) > maxLen {
 		return res, ErrTooLarge
 	}
 	if d.e.overLimit() {
 		return res, ErrOOM
 	}
-	old, buf := en.plainValue(true)
+	old, buf := s.plainValue(en, true)
 	value := make([]byte, 0, len(old)+len(data))
 	if o.Prepend {
 		value = append(append(value, data...), old...)
@@ -255,8 +252,8 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 		value = append(append(value, old...), data...)
 	}
 	putBuf(buf)
-	d.store(s, slot, key, h, value, EncRaw, now)
-	res.Stored, res.Len, res.CAS = true, len(value), en.cas
+	d.store(s, slot, key, h, value, EncRaw, keepMeta, now)
+	res.Stored, res.Len, res.CAS = true, len(value), s.cas(&s.entries[slot])
 	return res, nil
 }
 
@@ -268,7 +265,7 @@ func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, E
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	var (
 		old []byte
@@ -279,7 +276,7 @@ func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, E
 		if en.typ != TypeString {
 			return Item{}, ErrWrongType
 		}
-		old, buf = en.plainValue(true)
+		old, buf = s.plainValue(en, true)
 	}
 	value, enc, err := fn(old, slot >= 0)
 	putBuf(buf) // fn does not keep old
@@ -291,13 +288,13 @@ func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, E
 		if slot < 0 {
 			return Item{}, nil
 		}
-		return itemOf(&s.entries[slot]), nil
+		return d.itemOf(&s.shardData, &s.entries[slot]), nil
 	}
 	if d.e.overLimit() {
 		return Item{}, ErrOOM
 	}
-	slot = d.store(s, slot, key, h, value, enc, now)
-	return itemOf(&s.entries[slot]), nil
+	slot = d.store(s, slot, key, h, value, enc, keepMeta, now)
+	return d.itemOf(&s.shardData, &s.entries[slot]), nil
 }
 
 // IncrBy adds delta to the integer at key (INCR, INCRBY, DECR, DECRBY); a
@@ -377,7 +374,7 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val u
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		return 0, 0, false, false, nil
@@ -386,10 +383,10 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val u
 	if en.typ != TypeString {
 		return 0, 0, true, false, ErrNotInteger
 	}
-	if cas != 0 && en.cas != cas {
+	if cas != 0 && s.cas(en) != cas {
 		return 0, 0, true, true, nil
 	}
-	old, buf := en.plainValue(true)
+	old, buf := s.plainValue(en, true)
 	defer putBuf(buf)
 	cur, ok := parseMemcachedUint(old)
 	if !ok {
@@ -411,12 +408,10 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val u
 	if d.e.overLimit() && len(out) > len(old) {
 		return 0, 0, true, false, ErrOOM
 	}
-	flags, expireAt := en.flags, en.expireAt
-	slot = d.store(s, slot, key, h, out, encodingFor(out), now)
+	slot = d.store(s, slot, key, h, out, encodingFor(out), keepMeta, now)
 	en = &s.entries[slot]
-	en.flags, en.expireAt = flags, expireAt
 	d.touch(en, now)
-	return cur, en.cas, true, false, nil
+	return cur, s.cas(en), true, false, nil
 }
 
 // parseMemcachedUint reads a stored value as memcached's safe_strtoull:
@@ -519,7 +514,7 @@ func (d DB) MGet(keys [][]byte, fn func(i int, it Item, ok bool)) {
 			fn(i, Item{}, false)
 			continue
 		}
-		it := itemOf(en)
+		it := d.itemOf(&s.shardData, en)
 		it.Fetched = fetched
 		fn(i, it, true)
 	}
@@ -554,32 +549,7 @@ func (d DB) MSet(pairs [][]byte, onlyIfNoneExist bool) (bool, error) {
 		s := &d.e.shards[idx[i]]
 		key, value := pairs[2*i], pairs[2*i+1]
 		slot := d.find(s, key, hashes[i], now)
-		slot = d.store(s, slot, key, hashes[i], value, encodingFor(value), now)
-		en := &s.entries[slot]
-		en.flags = 0
-		s.setExpire(en, 0)
+		d.store(s, slot, key, hashes[i], value, encodingFor(value), &recordMeta{}, now)
 	}
 	return true, nil
-}
-
-// storeKV is store for a key+value allocation the caller has already
-// built in joinKV's layout (the key's bytes, then the value's), so that a
-// command rewriting a long value in place (SETBIT, BITFIELD, PFADD on a
-// dense HyperLogLog) copies it once instead of twice.
-func (d DB) storeKV(s *shard, slot int, h uint64, kv []byte, keyLen int, enc Encoding, now int64) int {
-	if slot < 0 {
-		slot = s.insert(h, kv, keyLen, TypeString)
-		d.e.used.Add(memOf(len(kv)))
-	} else {
-		d.e.used.Add(s.dropAgg(slot) + s.replaceKV(slot, kv))
-	}
-	en := &s.entries[slot]
-	en.typ = TypeString
-	en.enc = enc
-	s.countCompressed(en, 1)
-	en.cas = d.e.nextCAS()
-	en.ttlGen &^= entryFetched // a new value, not read yet
-	d.e.onWrite(en, now)
-	d.e.dirty.Add(1)
-	return slot
 }

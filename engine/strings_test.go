@@ -56,6 +56,7 @@ func TestAppend(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e, clock := newTestEngine(t, 2)
 			d := e.DB(0)
+			d.TrackCAS = true // memcached semantics: CAS uniques at once
 			cas := prepare(t, d, clock, "k", tc.pre)
 			res, err := d.Append(bs("k"), bs(tc.data), tc.opts(cas), tc.maxLen)
 			if !errors.Is(err, tc.wantErr) {
@@ -276,6 +277,7 @@ func TestIncrUnsigned(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newTestEngine(t, 2)
 			d := e.DB(0)
+			d.TrackCAS = true // memcached semantics: CAS uniques at once
 			var cas uint64
 			if tc.initial == "<empty>" {
 				cas = mustSet(t, d, "k", "", SetOptions{TTL: TTLSet, ExpireAt: oldExpire, Flags: 9}).CAS
@@ -313,6 +315,7 @@ func TestIncrUnsigned(t *testing.T) {
 func TestIncrUnsignedCASAndType(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
+	d.TrackCAS = true // memcached semantics: CAS uniques at once
 	cas := mustSet(t, d, "k", "10", SetOptions{}).CAS
 	if _, _, found, mismatch, err := d.IncrUnsigned(bs("k"), 1, false, cas+1); !found || !mismatch || err != nil {
 		t.Errorf("CAS mismatch: found %v mismatch %v err %v", found, mismatch, err)

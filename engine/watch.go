@@ -1,11 +1,13 @@
 package engine
 
 // WATCH: a transaction remembers the state of each watched key and EXEC
-// compares it again, inside the gate, before running anything. Every write
-// through either protocol gives an entry a new CAS and every expiry change
-// bumps its ttlGen; creating or removing a watched key bumps a generation
-// in the shard's small registry of watched keys, so a key created and
-// deleted again between WATCH and EXEC still counts as modified. A mark
+// compares it again, inside the gate, before running anything. WATCH asks
+// for the key's CAS unique (casOf gives it one if nobody had), and every
+// write through either protocol gives a key that has one a new one;
+// creating or removing a watched key, and changing its expiry, bumps a
+// generation in the shard's small registry of watched keys, so a key
+// created and deleted again between WATCH and EXEC still counts as
+// modified. A mark
 // that still matches means nobody modified the key — exactly the
 // modifications Redis's signalModifiedKey reports; writes that change
 // nothing (SADD of a present member) leave it alone, as in Redis. Shards
@@ -16,7 +18,6 @@ type WatchMark struct {
 	exists   bool
 	cas      uint64
 	expireAt int64
-	ttlGen   uint16
 	gen      uint32
 }
 
@@ -26,7 +27,8 @@ type watchedGen struct {
 	gen  uint32
 }
 
-// bumpWatched records the creation or removal of key if it is watched.
+// bumpWatched records the creation or removal of key, or a change of its
+// expiry, if it is watched.
 func (s *shardData) bumpWatched(key []byte) {
 	if w := s.watched[string(key)]; w != nil {
 		w.gen++
@@ -41,7 +43,7 @@ func (s *shardData) bumpWatched(key []byte) {
 func (d DB) Watch(key []byte) WatchMark {
 	s, h := d.shardOf(key)
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if s.watched == nil {
 		s.watched = map[string]*watchedGen{}
 	}
@@ -58,7 +60,7 @@ func (d DB) Watch(key []byte) WatchMark {
 func (d DB) Unwatch(key []byte) {
 	s, _ := d.shardOf(key)
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	w := s.watched[string(key)]
 	if w == nil {
 		return
@@ -76,7 +78,7 @@ func (d DB) Unwatch(key []byte) {
 func (d DB) Unchanged(key []byte, mark WatchMark) bool {
 	s, h := d.shardOf(key)
 	s.lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	return d.markLocked(s, key, h, s.watched[string(key)]) == mark
 }
 
@@ -86,10 +88,10 @@ func (d DB) markLocked(s *shard, key []byte, h uint64, w *watchedGen) WatchMark 
 		m.gen = w.gen
 	}
 	slot := s.lookup(key, h)
-	if slot < 0 || s.entries[slot].isExpired(d.e.clock.NowMs()) {
+	if slot < 0 || s.isExpired(&s.entries[slot], d.e.clock.NowMs()) {
 		return m
 	}
 	en := &s.entries[slot]
-	m.exists, m.cas, m.expireAt, m.ttlGen = true, en.cas, en.expireAt, en.ttlGenOnly() // a read is no change
+	m.exists, m.cas, m.expireAt = true, d.e.casOf(&s.shardData, en), s.expireAt(en) // a read is no change
 	return m
 }

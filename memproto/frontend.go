@@ -47,9 +47,11 @@ func New(o Options) *Frontend {
 	if cfg == nil {
 		cfg = conf.Default()
 	}
+	db := o.Engine.DB(0)
+	db.TrackCAS = true // every memcached item has a CAS unique
 	f := &Frontend{
 		eng:      o.Engine,
-		db:       o.Engine.DB(0),
+		db:       db,
 		cfg:      cfg,
 		version:  o.Version,
 		shutdown: o.Shutdown,

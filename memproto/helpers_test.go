@@ -39,8 +39,10 @@ func newTestEnv(t testing.TB, args ...string) *testEnv {
 	// Start CAS uniques past the small numbers the cases use as
 	// certainly-wrong uniques (C1, cas 12345), as a memcached that has
 	// served a while would.
+	warm := env.eng.DB(1)
+	warm.TrackCAS = true // as memcached's writes: each takes a unique
 	for i := 0; i < casWarmup; i++ {
-		_, _ = env.eng.DB(1).Set([]byte("cas-warmup"), nil, engine.SetOptions{})
+		_, _ = warm.Set([]byte("cas-warmup"), nil, engine.SetOptions{})
 	}
 	env.eng.DB(1).Flush()
 	return env
@@ -57,7 +59,9 @@ func newBareEnv(t testing.TB, args ...string) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &testEnv{t: t, eng: eng, db: eng.DB(0), cfg: cfg, clock: clock}
+	db := eng.DB(0)
+	db.TrackCAS = true // the memcached view of the keyspace
+	env := &testEnv{t: t, eng: eng, db: db, cfg: cfg, clock: clock}
 	env.fe = New(Options{Engine: eng, Config: cfg, Version: "1.6.18-tandem-test",
 		Shutdown: func(graceful bool) { env.shutdowns = append(env.shutdowns, graceful) }})
 	return env

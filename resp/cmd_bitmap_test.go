@@ -173,9 +173,7 @@ func TestBitmapCommandTable(t *testing.T) {
 	}
 }
 
-// TestSetBitAllocs: SETBIT on a long bitmap copies it once into the new
-// key+value allocation plus once for the new value; a SETBIT that changes
-// nothing writes nothing.
+// TestSetBitAllocs: a SETBIT that changes nothing writes nothing.
 func TestSetBitAllocs(t *testing.T) {
 	env := newTestEnv(t)
 	c := env.client()

@@ -81,7 +81,9 @@ func fill(t *testing.T, eng *engine.Engine) {
 	}
 	must(d0.Set([]byte("str"), []byte("hello"), engine.SetOptions{}))
 	must(d0.Set([]byte("int"), []byte("12345"), engine.SetOptions{}))
-	must(d0.Set([]byte("bin\x00key"), []byte("\x00\xff\r\n"), engine.SetOptions{Flags: 42}))
+	mc := d0
+	mc.TrackCAS = true // a memcached write: its CAS unique is saved
+	must(mc.Set([]byte("bin\x00key"), []byte("\x00\xff\r\n"), engine.SetOptions{Flags: 42}))
 	must(d0.Set([]byte("ttl"), bytes.Repeat([]byte("abc"), 100), engine.SetOptions{TTL: engine.TTLSet, ExpireAt: now + 60_000}))
 	must(d0.Set([]byte("gone"), []byte("x"), engine.SetOptions{TTL: engine.TTLSet, ExpireAt: now + 10}))
 	must(d0.ListPush([]byte("list"), engine.ListRight, [][]byte{[]byte("a"), []byte("b"), []byte("1")}, false))
@@ -129,11 +131,13 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("round trip differs:\nsaved  %q\nloaded %q", want, got)
 	}
 	// Loaded CAS uniques are not handed out again.
-	r, err := dst.DB(0).Set([]byte("new"), []byte("v"), engine.SetOptions{})
+	mc := dst.DB(0)
+	mc.TrackCAS = true // memcached's view
+	r, err := mc.Set([]byte("new"), []byte("v"), engine.SetOptions{})
 	if err != nil || r.CAS == 0 {
 		t.Fatalf("set after load: %+v %v", r, err)
 	}
-	it, _, _ := dst.DB(0).Get([]byte("bin\x00key"))
+	it, _, _ := mc.Get([]byte("bin\x00key"))
 	if it.CAS >= r.CAS || it.Flags != 42 {
 		t.Errorf("loaded key CAS %d flags %d; a new write got CAS %d", it.CAS, it.Flags, r.CAS)
 	}
