@@ -31,13 +31,16 @@ import (
 // Dead space is reclaimed by compacting the shard: its live records are
 // copied, in slot order, into fresh chunks, and the old chunks are left to
 // the GC (with any slices readers still hold of them). It runs when dead
-// bytes reach a quarter of the arena, or a sixteenth after an eviction.
+// bytes reach half the arena, or a sixteenth after an eviction; a
+// write's cost is then one more copy of what it writes, at most.
 // used_memory counts a chunk record's own bytes, as Redis counts what
 // its allocator hands out: a record's bytes leave it when it dies, and
 // what a chunk holds beyond its live records (dead records until a
 // compaction, the unfilled end) is fragmentation, as jemalloc's partly
-// used pages are for Redis. Compaction bounds it: under memory pressure,
-// where evictions keep compacting, to about a sixteenth of the arena.
+// used pages are for Redis. The memory bound covers it all the same:
+// FreeMemory counts dead bytes against maxmemory and compacts shards to
+// reclaim them before it evicts anything (evict.go), so what the process
+// holds stays within the bound.
 
 // arena is where a shard's records are: what a snapshot captures of them
 // (snapshot.go).
@@ -150,7 +153,7 @@ func (a *arena) value(en *entry) []byte {
 func (a *arena) recordBytes(en *entry) int { return recordLenAt(a.record(en), en.bits) }
 
 // metaField returns the bytes of the optional field f of en's record, or
-// nil when it has none. The fields come in the order CAS, expiry, flaga.
+// nil when it has none. The fields come in the order CAS, expiry, flags.
 func (a *arena) metaField(en *entry, f uint8) []byte {
 	if en.bits&f == 0 {
 		return nil
@@ -177,7 +180,7 @@ func (a *arena) expireAt(en *entry) int64 {
 	return 0
 }
 
-// flags returns en's memcached flaga.
+// flags returns en's memcached flags.
 func (a *arena) flags(en *entry) uint32 {
 	if b := a.metaField(en, entryHasFlags); b != nil {
 		return binary.LittleEndian.Uint32(b)
@@ -193,10 +196,32 @@ func (a *arena) cas(en *entry) uint64 {
 	return 0
 }
 
-// meta returns en's optional fielda.
-func (a *arena) meta(en *entry) recordMeta {
-	return recordMeta{cas: a.cas(en), expireAt: a.expireAt(en), flags: a.flags(en)}
+// recordView is a record decoded at once: what a read of a whole key needs.
+type recordView struct {
+	key, value []byte
+	recordMeta
 }
+
+// view decodes en's record with one pass over its header.
+func (a *arena) view(en *entry) recordView {
+	rec, off, key, value := a.recordParts(en)
+	v := recordView{key: key, value: value}
+	if en.bits&entryHasCAS != 0 {
+		v.cas = binary.LittleEndian.Uint64(rec[off:])
+		off += 8
+	}
+	if en.bits&entryHasExpire != 0 {
+		v.expireAt = int64(binary.LittleEndian.Uint64(rec[off:]))
+		off += 8
+	}
+	if en.bits&entryHasFlags != 0 {
+		v.flags = binary.LittleEndian.Uint32(rec[off:])
+	}
+	return v
+}
+
+// meta returns en's optional fields.
+func (a *arena) meta(en *entry) recordMeta { return a.view(en).recordMeta }
 
 // isExpired reports whether en's time has passed.
 func (a *arena) isExpired(en *entry, now int64) bool {
@@ -300,8 +325,16 @@ func (s *shardData) releaseRecord(en *entry) {
 		return
 	}
 	n := int64(s.recordBytes(en))
-	s.dead += n
+	s.addDead(n)
 	s.account(-n)
+}
+
+// addDead adds to the shard's and the engine's dead record bytes.
+func (s *shardData) addDead(n int64) {
+	s.dead += n
+	if s.deadTotal != nil {
+		s.deadTotal.Add(n)
+	}
 }
 
 // maybeCompact compacts the arena once dead space reaches 1/2^shift of it.
@@ -317,7 +350,8 @@ func (s *shardData) maybeCompact(shift uint) {
 func (s *shardData) compact() {
 	old, live := s.chunks, s.arenaUsed-s.dead
 	s.account(-live) // counted again as the records are copied
-	s.chunks, s.chunkFill, s.arenaCap, s.arenaUsed, s.dead = nil, 0, 0, 0, 0
+	s.addDead(-s.dead)
+	s.chunks, s.chunkFill, s.arenaCap, s.arenaUsed = nil, 0, 0, 0
 	s.chunkWant = live
 	defer func() { s.chunkWant = 0 }()
 	for i := range s.entries {

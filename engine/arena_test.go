@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -75,7 +76,7 @@ func TestArenaChurnAgainstModel(t *testing.T) {
 			bigs := 0
 			for i := range e.shards {
 				s := &e.shards[i]
-				if s.dead >= compactMinDead && 4*s.dead >= s.arenaUsed {
+				if s.dead >= compactMinDead && 2*s.dead >= s.arenaUsed {
 					t.Errorf("shard %d: %d dead bytes of %d", i, s.dead, s.arenaUsed)
 				}
 				bigs += len(s.bigs) - len(s.bigFree)
@@ -136,6 +137,38 @@ func TestLazyCAS(t *testing.T) {
 	}
 	if res, _ := mc.Set(k, []byte("v3"), SetOptions{Cond: CondCAS, CAS: it.CAS}); res.Stored {
 		t.Fatal("cas with the unique from before a RESP write succeeded")
+	}
+	checkInvariants(t, e)
+}
+
+// Dead records count against maxmemory: past their allowance FreeMemory
+// compacts them away, and evicts nothing while that is enough.
+func TestFreeMemoryCompactsBeforeEvicting(t *testing.T) {
+	e, d, _ := evictionEngine(t, AllKeysLRU)
+	keys := fillEvictable(t, d, "k", 200, SetOptions{})
+	for round := 0; round < 3; round++ {
+		for _, k := range keys[:150] {
+			mustSet(t, d, k, strings.Repeat("x", 100), SetOptions{}) // the old records die
+		}
+	}
+	dead := e.dead.Load()
+	if dead < int64(compactMinDead) {
+		t.Fatalf("overwrites left only %d dead bytes", dead)
+	}
+	// Room for the live keys, not for the dead records beyond the
+	// allowance.
+	e.SetMaxMemory(e.UsedMemory() + dead/2)
+	if !e.FreeMemory() {
+		t.Fatal("FreeMemory failed")
+	}
+	if e.Stats().EvictedKeys != 0 {
+		t.Errorf("%d keys evicted while compaction could make room", e.Stats().EvictedKeys)
+	}
+	if after := e.dead.Load(); after > e.maxMemory.Load()/deadShare {
+		t.Errorf("dead bytes %d → %d, allowance %d", dead, after, e.maxMemory.Load()/deadShare)
+	}
+	if n := survivors(d, keys); n != len(keys) {
+		t.Errorf("%d of %d keys left", n, len(keys))
 	}
 	checkInvariants(t, e)
 }

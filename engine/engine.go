@@ -24,10 +24,14 @@ type Engine struct {
 	clock     Clock
 	startMs   int64
 
-	used      atomic.Int64  // accounted bytes of all entries
-	maxMemory atomic.Int64  // 0 = unlimited
-	dirty     atomic.Int64  // writes since start (Redis's server.dirty)
-	casSeq    atomic.Uint64 // last CAS unique handed out
+	used atomic.Int64 // accounted bytes of all entries
+	dead atomic.Int64 // bytes of dead records awaiting compaction (arena.go)
+	// compactNext is the shard where FreeMemory's next compaction pass
+	// starts.
+	compactNext atomic.Uint64
+	maxMemory   atomic.Int64  // 0 = unlimited
+	dirty       atomic.Int64  // writes since start (Redis's server.dirty)
+	casSeq      atomic.Uint64 // last CAS unique handed out
 
 	expireNext atomic.Uint64 // shard where the next ActiveExpireCycle starts
 
@@ -72,7 +76,7 @@ func New(o Options) *Engine {
 	e.shards = make([]shard, e.databases*e.perDB)
 	for i := range e.shards {
 		s := &e.shards[i]
-		s.id, s.used, s.seed = i, &e.used, e.seed
+		s.id, s.used, s.deadTotal, s.seed = i, &e.used, &e.dead, e.seed
 	}
 	e.startMs = e.clock.NowMs()
 	e.maxMemory.Store(o.MaxMemory)
@@ -330,17 +334,22 @@ func (d DB) storePlain(s *shard, slot int, key []byte, h uint64, value []byte, e
 // decompressed into a pooled buffer (Item.Release). The CAS unique is
 // reported (and given to a key that has none) for memcached only.
 func (d DB) itemOf(s *shardData, en *entry) Item {
-	v, buf := s.plainValue(en, true)
+	r := s.view(en)
 	it := Item{
-		Value:    v,
-		ExpireAt: s.expireAt(en),
-		Flags:    s.flags(en),
+		Value:    r.value,
+		ExpireAt: r.expireAt,
+		Flags:    r.flags,
 		Type:     en.typ,
 		Encoding: en.encoding(),
-		buf:      buf,
+	}
+	if en.codec() != CodecNone {
+		it.Value, it.buf = s.plainValue(en, true)
 	}
 	if d.TrackCAS {
-		it.CAS = d.e.casOf(s, en)
+		it.CAS = r.cas
+		if it.CAS == 0 {
+			it.CAS = d.e.casOf(s, en)
+		}
 	}
 	return it
 }

@@ -293,21 +293,29 @@ func (e *Engine) keyCount() int {
 }
 
 // FreeMemory makes used memory fit maxmemory by evicting keys as the policy
-// says. It reports false when it cannot (noeviction, or nothing the policy
+// says, after compacting dead records away when they hold more than their
+// allowance. It reports false when it cannot (noeviction, or nothing the policy
 // may evict): the write must then be refused with an OOM error. Front-ends
 // call it before a command that may grow memory, holding no shard lock.
 func (e *Engine) FreeMemory() bool {
 	max := e.maxMemory.Load()
-	if max <= 0 || e.used.Load() <= max {
+	if max <= 0 || e.used.Load() <= max && e.dead.Load() <= max/deadShare {
+		return true
+	}
+	ev := &e.evictor
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	// Dead records first: reclaiming them costs no key.
+	if e.dead.Load() > max/deadShare {
+		e.compactUntil(max / deadShare / 2)
+	}
+	if e.used.Load() <= max {
 		return true
 	}
 	cfg := e.evictionConfig()
 	if cfg.Policy == NoEviction {
 		return false
 	}
-	ev := &e.evictor
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
 	for e.used.Load() > max {
 		if !e.evictOne(cfg) {
 			e.evictFailed.Store(true)
@@ -316,6 +324,26 @@ func (e *Engine) FreeMemory() bool {
 	}
 	e.evictFailed.Store(false)
 	return true
+}
+
+// deadShare: dead records may hold up to maxmemory/deadShare beyond
+// used_memory before FreeMemory compacts them away (the memory bound's
+// allowance for them, 3 %).
+const deadShare = 32
+
+// compactUntil compacts the shards whose arena is at least a sixteenth
+// dead, in turn from where the last pass stopped, until dead bytes are
+// down to target or every shard has been looked at. Under evictMu.
+func (e *Engine) compactUntil(target int64) {
+	n := uint64(len(e.shards))
+	start := e.compactNext.Load()
+	for k := uint64(0); k < n && e.dead.Load() > target; k++ {
+		s := &e.shards[(start+k)%n]
+		s.lock()
+		s.maybeCompact(4)
+		s.unlock()
+		e.compactNext.Store(start + k + 1)
+	}
 }
 
 // evictOne removes one key (or reclaims expired ones); false when the

@@ -122,13 +122,14 @@ func (d DB) Info(key []byte) (KeyInfo, bool) {
 	}
 	en := &s.entries[slot]
 	idle := int64(d.e.lruNow(now)-en.access) * 1000
-	info := KeyInfo{Type: en.typ, Encoding: en.encoding(), ExpireAt: s.expireAt(en), IdleMs: idle, Freq: d.e.freq(en, now), CAS: s.cas(en), Flags: s.flags(en)}
-	if d.TrackCAS {
+	r := s.view(en)
+	info := KeyInfo{Type: en.typ, Encoding: en.encoding(), ExpireAt: r.expireAt, IdleMs: idle, Freq: d.e.freq(en, now), CAS: r.cas, Flags: r.flags}
+	if d.TrackCAS && info.CAS == 0 {
 		info.CAS = d.e.casOf(&s.shardData, en)
 	}
 	info.Fetched = en.fetched()
 	if en.typ == TypeString && en.codec() == CodecNone {
-		info.Value = s.value(en)
+		info.Value = r.value
 	}
 	return info, true
 }

@@ -49,8 +49,9 @@ type shardData struct {
 	// not to its data: SWAPDB and flushes leave it in place.
 	watched map[string]*watchedGen
 
-	used *atomic.Int64 // the engine's used memory, which account keeps up to date
-	seed maphash.Seed  // the engine's hash seed, to rehash keys as the index grows
+	used      *atomic.Int64 // the engine's used memory, which account keeps up to date
+	deadTotal *atomic.Int64 // the engine's dead record bytes (arena.go)
+	seed      maphash.Seed  // the engine's hash seed, to rehash keys as the index grows
 }
 
 // account adds delta to the shard's and the engine's used memory.
@@ -218,7 +219,7 @@ func (s *shardData) unlink(slot int, h uint64) {
 	*en = entry{}
 	s.free = append(s.free, uint32(slot))
 	s.keys--
-	s.maybeCompact(2)
+	s.maybeCompact(1)
 }
 
 // rewrite gives the entry in slot a new value and metadata (same key).
@@ -232,7 +233,7 @@ func (s *shardData) rewrite(slot int, value []byte, m recordMeta) {
 		}
 	}
 	s.writeRecord(en, true, s.key(en), value, m)
-	s.maybeCompact(2)
+	s.maybeCompact(1)
 }
 
 // setExpire changes an entry's expiry, keeping the volatile count right.
@@ -260,7 +261,7 @@ func (s *shardData) setExpire(en *entry, at int64) {
 	m.expireAt = at
 	_, _, key, value := s.recordParts(en)
 	s.writeRecord(en, true, key, value, m)
-	s.maybeCompact(2)
+	s.maybeCompact(1)
 }
 
 // setCAS gives an entry the CAS unique cas.
@@ -273,7 +274,7 @@ func (s *shardData) setCAS(en *entry, cas uint64) {
 	m.cas = cas
 	_, _, key, value := s.recordParts(en)
 	s.writeRecord(en, true, key, value, m)
-	s.maybeCompact(2)
+	s.maybeCompact(1)
 }
 
 // metaForWrite returns the optional field f of en's record to change in
@@ -289,5 +290,6 @@ func (s *shardData) metaForWrite(en *entry, f uint8) []byte {
 // reset empties the shard.
 func (s *shardData) reset() {
 	s.account(-s.mem)
-	*s = shardData{watched: s.watched, used: s.used, seed: s.seed}
+	s.addDead(-s.dead)
+	*s = shardData{watched: s.watched, used: s.used, deadTotal: s.deadTotal, seed: s.seed}
 }

@@ -173,7 +173,8 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 
 // snapItem fills it from a captured key.
 func snapItem(it *SnapItem, db int, r *arena, en *entry, a aggregate) {
-	*it = SnapItem{DB: db, Key: r.key(en), Type: en.typ, ExpireAt: r.expireAt(en), Flags: r.flags(en), CAS: r.cas(en)}
+	v := r.view(en)
+	*it = SnapItem{DB: db, Key: v.key, Type: en.typ, ExpireAt: v.expireAt, Flags: v.flags, CAS: v.cas}
 	switch a := a.(type) {
 	case nil:
 		it.Value, _ = r.plainValue(en, false)

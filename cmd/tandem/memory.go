@@ -22,10 +22,14 @@ type memoryTuner struct {
 // gcPercent is Tandem's GOGC unless the environment sets one. With the
 // default 100 the heap grows to twice the live data before a collection,
 // and under the bound GOMEMLIMIT is what stops it; below the bound RSS
-// follows used_memory more closely with 50, for no measurable CPU cost
-// with 20 KB values (docs/benchmarks.md, "RSS bound": RSS/used_memory
-// 2.33 with 100, 1.75 with 50, 1.46 with 25, server CPU within noise).
-const gcPercent = 50
+// follows used_memory the more closely the lower it is. The keyspace
+// holds almost no pointers (records in arenas, entries without one), so a
+// collection has little to mark and a low value costs little: 1M × 100 B
+// loaded through RESP takes 156 RSS bytes a key with 10, 167 with 25, 179
+// with 50, while SET and GET throughput (tandem-load, 20 connections,
+// pipeline 16) stays within the run-to-run noise (docs/benchmarks.md,
+// "Bytes per key").
+const gcPercent = 10
 
 // setupMemory runs once at start, before the engine is built: when
 // maxmemory is not configured it sets it to memlimit.DefaultShare of what
