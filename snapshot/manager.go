@@ -121,7 +121,10 @@ func (m *Manager) BGSave(schedule bool) (string, error) {
 	m.mu.Lock()
 	m.bgStart = time.Now()
 	m.mu.Unlock()
-	go m.run(true) //nolint:errcheck // reported through INFO and the log
+	go func() {
+		defer lowerPriority()()
+		m.run(true) //nolint:errcheck // reported through INFO and the log
+	}()
 	return "Background saving started", nil
 }
 
