@@ -357,3 +357,32 @@ func TestLengthEncodings(t *testing.T) {
 		}
 	}
 }
+
+// LZF gives up on incompressible input after its probe, and still
+// compresses what compresses.
+func TestLZFProbe(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	rnd := make([]byte, 20480)
+	rng.Read(rnd)
+	if c := lzfCompress(rnd, len(rnd)-4); c != nil {
+		t.Fatal("random data claimed to compress")
+	}
+	text := []byte(strings.Repeat("the quick brown fox jumps over the lazy dog; ", 500))
+	c := lzfCompress(text, len(text)-4)
+	if c == nil || len(c) > len(text)/4 {
+		t.Fatalf("text of %d bytes compressed to %d", len(text), len(c))
+	}
+	if out, err := lzfDecompress(c, len(text)); err != nil || !bytes.Equal(out, text) {
+		t.Fatalf("round trip: %v", err)
+	}
+}
+
+func BenchmarkLZFIncompressible(b *testing.B) {
+	rnd := make([]byte, 20480)
+	rand.New(rand.NewSource(7)).Read(rnd)
+	var c lzfCompressor
+	b.SetBytes(int64(len(rnd)))
+	for i := 0; i < b.N; i++ {
+		c.compress(rnd, len(rnd)-4)
+	}
+}

@@ -24,6 +24,10 @@ const (
 // clen*lzfMaxRatio is corrupt and is refused before anything is allocated.
 const lzfMaxRatio = 89
 
+// lzfProbe is how much input compress looks at before deciding whether the
+// rest is worth compressing.
+const lzfProbe = 4096
+
 var errLZF = errors.New("invalid LZF data")
 
 // lzfDecompress expands in into exactly n bytes.
@@ -133,7 +137,20 @@ func (c *lzfCompressor) compress(in []byte, max int) []byte {
 		return true
 	}
 	ip := 0
+	probe := lzfProbe
 	for ip+2 < len(in) {
+		if ip >= probe {
+			// Incompressible data (already compressed values, random
+			// bytes) would cost a full pass for nothing: give up when
+			// the first lzfProbe bytes took more than their share of
+			// max. A dump then stores such a value raw, as Redis does
+			// when LZF fails.
+			pending := ip - litStart
+			if len(out)+pending+pending/lzfMaxLit+1 > ip*max/len(in) {
+				return nil
+			}
+			probe = len(in) // once
+		}
 		h := hash(ip)
 		cand := int(table[h]) - 1 - base
 		table[h] = int32(base + ip + 1)
