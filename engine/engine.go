@@ -26,6 +26,9 @@ type Engine struct {
 
 	used atomic.Int64 // accounted bytes of all entries
 	dead atomic.Int64 // bytes of dead records awaiting compaction (arena.go)
+	// dbKeys counts the keys of each database, kept by its shards (DBSIZE,
+	// eviction sampling).
+	dbKeys []atomic.Int64
 	// compactNext is the shard where FreeMemory's next compaction pass
 	// starts.
 	compactNext atomic.Uint64
@@ -74,9 +77,10 @@ func New(o Options) *Engine {
 		clock:     o.Clock,
 	}
 	e.shards = make([]shard, e.databases*e.perDB)
+	e.dbKeys = make([]atomic.Int64, e.databases)
 	for i := range e.shards {
 		s := &e.shards[i]
-		s.id, s.used, s.deadTotal, s.seed = i, &e.used, &e.dead, e.seed
+		s.id, s.used, s.deadTotal, s.dbKeys, s.seed = i, &e.used, &e.dead, &e.dbKeys[i/e.perDB], e.seed
 	}
 	e.startMs = e.clock.NowMs()
 	e.maxMemory.Store(o.MaxMemory)

@@ -286,10 +286,25 @@ func ghostSize(keys int) int {
 // keyCount is the number of keys in all databases.
 func (e *Engine) keyCount() int {
 	n := 0
-	for i := 0; i < e.databases; i++ {
-		n += e.DB(i).Size()
+	for i := range e.dbKeys {
+		n += int(e.dbKeys[i].Load())
 	}
 	return n
+}
+
+// randomShard picks a shard for sampling: of a database chosen in
+// proportion to its keys, so that the empty databases' shards (15 of 16
+// with one database in use) cost nothing.
+func (e *Engine) randomShard() int {
+	if total := e.keyCount(); total > 0 {
+		r := rand.IntN(total)
+		for db := range e.dbKeys {
+			if r -= int(e.dbKeys[db].Load()); r < 0 {
+				return db*e.perDB + rand.IntN(e.perDB)
+			}
+		}
+	}
+	return rand.IntN(len(e.shards))
 }
 
 // FreeMemory makes used memory fit maxmemory by evicting keys as the policy
@@ -326,18 +341,27 @@ func (e *Engine) FreeMemory() bool {
 	return true
 }
 
-// deadShare: dead records may hold up to maxmemory/deadShare beyond
-// used_memory before FreeMemory compacts them away (the memory bound's
-// allowance for them, 3 %).
-const deadShare = 32
+// Dead records may hold up to maxmemory/deadShare beyond used_memory (the
+// memory bound's allowance for them, 6 %) before FreeMemory compacts
+// them away, down to half that. A shard an eviction leaves at least
+// 1/2^evictCompactShift dead is compacted at once; evictions spread
+// evenly thus hold about half of that dead, under the allowance.
+const (
+	deadShare         = 16
+	evictCompactShift = 3
+	// compactPerCall bounds the shards one FreeMemory looks at for
+	// compaction; the next call goes on from there.
+	compactPerCall = 256
+)
 
 // compactUntil compacts the shards whose arena is at least a sixteenth
 // dead, in turn from where the last pass stopped, until dead bytes are
-// down to target or every shard has been looked at. Under evictMu.
+// down to target. With more than a sixteenth of all records dead, such
+// shards exist. Under evictMu.
 func (e *Engine) compactUntil(target int64) {
 	n := uint64(len(e.shards))
 	start := e.compactNext.Load()
-	for k := uint64(0); k < n && e.dead.Load() > target; k++ {
+	for k := uint64(0); k < compactPerCall && e.dead.Load() > target; k++ {
 		s := &e.shards[(start+k)%n]
 		s.lock()
 		s.maybeCompact(4)
@@ -377,7 +401,7 @@ func (e *Engine) sample(cfg *Eviction) (freed, seen bool) {
 	tick := e.s3Tick()
 	got := 0
 	for tries := 0; got < cfg.Samples && tries < cfg.Samples*64; tries++ {
-		si := rand.IntN(len(e.shards))
+		si := e.randomShard()
 		s := &e.shards[si]
 		s.lock()
 		n := len(s.entries)
@@ -399,10 +423,14 @@ func (e *Engine) sample(cfg *Eviction) (freed, seen bool) {
 			got++
 			seen = true
 			if cfg.Policy == AllKeysRandom || cfg.Policy == VolatileRandom {
-				e.evictor.offer(candidate{score: 1, shard: si, key: string(s.key(en))}, true)
+				e.evictor.offer(1, si, s.key(en), true)
 				continue
 			}
-			e.evictor.offer(candidate{score: e.score(cfg, &s.shardData, en, now, tick), shard: si, key: string(s.key(en))}, false)
+			// The key is read (a cache miss on its record) only for a
+			// candidate the pool takes.
+			if sc := e.score(cfg, &s.shardData, en, now, tick); e.evictor.accepts(sc) {
+				e.evictor.offer(sc, si, s.key(en), false)
+			}
 		}
 		s.unlock()
 		if freed {
@@ -463,22 +491,27 @@ func (e *Engine) score(cfg *Eviction, s *shardData, en *entry, now int64, tick u
 // offer adds a candidate to the pool, keeping the best evictPoolSize
 // sorted by ascending score (the best last). A random policy keeps just
 // the newest.
-func (ev *evictor) offer(c candidate, random bool) {
+func (ev *evictor) offer(score uint64, shard int, key []byte, random bool) {
 	if random {
-		ev.pool = append(ev.pool[:0], c)
+		ev.pool = append(ev.pool[:0], candidate{score: score, shard: shard, key: string(key)})
 		return
 	}
+	c := candidate{score: score, shard: shard}
 	for i, p := range ev.pool {
-		if p.key == c.key && p.shard == c.shard {
+		if p.shard == shard && p.key == string(key) {
+			c.key = p.key
 			ev.pool = append(ev.pool[:i], ev.pool[i+1:]...)
 			break
 		}
 	}
 	if len(ev.pool) == evictPoolSize {
-		if c.score <= ev.pool[0].score {
+		if score <= ev.pool[0].score {
 			return
 		}
-		ev.pool = ev.pool[1:]
+		ev.pool = append(ev.pool[:0], ev.pool[1:]...)
+	}
+	if c.key == "" {
+		c.key = string(key)
 	}
 	i := len(ev.pool)
 	ev.pool = append(ev.pool, c)
@@ -487,6 +520,11 @@ func (ev *evictor) offer(c candidate, random bool) {
 		i--
 	}
 	ev.pool[i] = c
+}
+
+// accepts reports whether offer would take a candidate of this score.
+func (ev *evictor) accepts(score uint64) bool {
+	return len(ev.pool) < evictPoolSize || score > ev.pool[0].score
 }
 
 // evictCandidate removes a pooled key if it is still there; S3-FIFO first
@@ -514,7 +552,7 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 	s.remove(slot, h)
 	// Evictions make dead space fast and are there to free memory:
 	// compact sooner than after other removals.
-	s.maybeCompact(4)
+	s.maybeCompact(evictCompactShift)
 	e.stats.evicted.Add(1)
 	e.dirty.Add(1)
 	e.DB(c.shard/e.perDB).Notify(ClassEvicted, "evicted", key)

@@ -122,6 +122,15 @@ func checkInvariants(t testing.TB, e *Engine) {
 	if got := e.UsedMemory(); got != used {
 		t.Errorf("UsedMemory %d, sum of shards %d", got, used)
 	}
+	for db := 0; db < e.databases; db++ {
+		n := 0
+		for i := db * e.perDB; i < (db+1)*e.perDB; i++ {
+			n += e.shards[i].keys
+		}
+		if got := e.DB(db).Size(); got != n {
+			t.Errorf("db %d: Size %d, shards hold %d keys", db, got, n)
+		}
+	}
 }
 
 // bs is shorthand for a byte slice.

@@ -206,7 +206,7 @@ func (d DB) Persist(key []byte) bool {
 
 // Size returns the number of keys (DBSIZE), counting expired keys not yet
 // reclaimed, as Redis does.
-func (d DB) Size() int { return d.sumShards(func(s *shardData) int { return s.keys }) }
+func (d DB) Size() int { return int(d.e.dbKeys[d.num].Load()) }
 
 // Volatile returns the number of keys with an expiry (INFO keyspace).
 func (d DB) Volatile() int { return d.sumShards(func(s *shardData) int { return s.volatile }) }
@@ -506,7 +506,11 @@ func (e *Engine) SwapDB(a, b int) {
 		x, y := &e.shards[a*e.perDB+i], &e.shards[b*e.perDB+i]
 		x.shardData, y.shardData = y.shardData, x.shardData
 		x.watched, y.watched = y.watched, x.watched // watches stay with their database
+		x.dbKeys, y.dbKeys = y.dbKeys, x.dbKeys     // so do the counters, whose counts swap below
 	}
+	ka, kb := e.dbKeys[a].Load(), e.dbKeys[b].Load()
+	e.dbKeys[a].Store(kb)
+	e.dbKeys[b].Store(ka)
 	e.dirty.Add(1)
 	e.serveAllLocked(ls.idx) // blocked clients (blocking.go)
 }

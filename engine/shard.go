@@ -51,7 +51,10 @@ type shardData struct {
 
 	used      *atomic.Int64 // the engine's used memory, which account keeps up to date
 	deadTotal *atomic.Int64 // the engine's dead record bytes (arena.go)
-	seed      maphash.Seed  // the engine's hash seed, to rehash keys as the index grows
+	// dbKeys is the key count of the shard's database. It belongs to the
+	// shard, not its data: SWAPDB puts it back and swaps the counts.
+	dbKeys *atomic.Int64
+	seed   maphash.Seed // the engine's hash seed, to rehash keys as the index grows
 }
 
 // account adds delta to the shard's and the engine's used memory.
@@ -98,7 +101,7 @@ func (s *shardData) insert(h uint64, key, value []byte, typ Type, m recordMeta) 
 	b := h & uint64(len(s.buckets)-1)
 	en.next = s.buckets[b]
 	s.buckets[b] = slot + 1
-	s.keys++
+	s.addKeys(1)
 	if m.expireAt != 0 {
 		s.volatile++
 	}
@@ -218,7 +221,7 @@ func (s *shardData) unlink(slot int, h uint64) {
 	s.releaseRecord(en)
 	*en = entry{}
 	s.free = append(s.free, uint32(slot))
-	s.keys--
+	s.addKeys(-1)
 	s.maybeCompact(1)
 }
 
@@ -291,5 +294,14 @@ func (s *shardData) metaForWrite(en *entry, f uint8) []byte {
 func (s *shardData) reset() {
 	s.account(-s.mem)
 	s.addDead(-s.dead)
-	*s = shardData{watched: s.watched, used: s.used, deadTotal: s.deadTotal, seed: s.seed}
+	s.addKeys(-s.keys)
+	*s = shardData{watched: s.watched, used: s.used, deadTotal: s.deadTotal, dbKeys: s.dbKeys, seed: s.seed}
+}
+
+// addKeys changes the shard's and its database's key counts.
+func (s *shardData) addKeys(n int) {
+	s.keys += n
+	if s.dbKeys != nil {
+		s.dbKeys.Add(int64(n))
+	}
 }
