@@ -6,7 +6,7 @@ import (
 )
 
 // backgroundNice is the OS priority (nice) of a background save's thread.
-const backgroundNice = 10
+const backgroundNice = 19
 
 // lowerPriority makes the calling goroutine's thread a low-priority one for
 // the rest of the goroutine's life, which must end without unlocking it:
