@@ -74,6 +74,7 @@ const (
 	dDBFilename
 	dRDBCompression
 	dRDBChecksum
+	dRDBSaveIncrementalFsync
 	dStopWritesOnBgsaveError
 	dAppendOnly
 	dLogLevel
@@ -160,6 +161,7 @@ var table = [numDirectives]directive{
 	dDBFilename:              {name: "dbfilename", kind: kindString, flags: mutable | protected, def: "dump.rdb", checkStr: checkDBFilename},
 	dRDBCompression:          {name: "rdbcompression", kind: kindBool, flags: mutable, def: "yes"},
 	dRDBChecksum:             {name: "rdbchecksum", kind: kindBool, def: "yes"},
+	dRDBSaveIncrementalFsync: {name: "rdb-save-incremental-fsync", kind: kindBool, def: "yes"},
 	dStopWritesOnBgsaveError: {name: "stop-writes-on-bgsave-error", kind: kindBool, flags: mutable, def: "yes"},
 	dAppendOnly:              {name: "appendonly", kind: kindBool, flags: mutable, def: "no", check: onlyNo(reasonAppendOnly)},
 

@@ -88,6 +88,11 @@ func (c *Config) DBFilename() string { return c.load().str[dDBFilename] }
 // RDBCompression compresses strings in snapshots (LZF).
 func (c *Config) RDBCompression() bool { return c.load().num[dRDBCompression] != 0 }
 
+// RDBSaveIncrementalFsync fsyncs a dump every 4 MB as it is written.
+func (c *Config) RDBSaveIncrementalFsync() bool {
+	return c.load().num[dRDBSaveIncrementalFsync] != 0
+}
+
 // RDBChecksum writes and checks the CRC64 of snapshots.
 func (c *Config) RDBChecksum() bool { return c.load().num[dRDBChecksum] != 0 }
 

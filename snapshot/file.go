@@ -21,6 +21,11 @@ import (
 type FileOptions struct {
 	Compress bool // rdbcompression
 	Checksum bool // rdbchecksum
+	// IncrementalFsync (rdb-save-incremental-fsync) fsyncs the file every
+	// autoSyncBytes, as Redis does: the kernel then never holds a dump's
+	// worth of dirty pages, whose writeback at the end stalls the whole
+	// machine.
+	IncrementalFsync bool
 	// Functions are the FUNCTION libraries' sources, saved with the keys.
 	Functions [][]byte
 	// UsedMemory goes into the used-mem AUX field.
@@ -45,7 +50,11 @@ func WriteFile(eng *engine.Engine, path string, o FileOptions) (SaveResult, erro
 	if err != nil {
 		return SaveResult{}, err
 	}
-	res, err := write(f, eng, o)
+	var w io.Writer = f
+	if o.IncrementalFsync {
+		w = &autoSyncWriter{f: f}
+	}
+	res, err := write(w, eng, o)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -64,6 +73,24 @@ func WriteFile(eng *engine.Engine, path string, o FileOptions) (SaveResult, erro
 		d.Close()
 	}
 	return res, err
+}
+
+// autoSyncBytes is Redis's REDIS_AUTOSYNC_BYTES.
+const autoSyncBytes = 4 << 20
+
+// autoSyncWriter writes to a file and fsyncs it every autoSyncBytes.
+type autoSyncWriter struct {
+	f        *os.File
+	unsynced int
+}
+
+func (a *autoSyncWriter) Write(p []byte) (int, error) {
+	n, err := a.f.Write(p)
+	if a.unsynced += n; err == nil && a.unsynced >= autoSyncBytes {
+		a.unsynced = 0
+		err = a.f.Sync()
+	}
+	return n, err
 }
 
 // countingWriter counts the bytes written through it.

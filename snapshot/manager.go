@@ -149,7 +149,8 @@ func (m *Manager) run(background bool) error {
 		fns = m.functions()
 	}
 	res, err := WriteFile(m.eng, m.Path(), FileOptions{Compress: m.cfg.RDBCompression(), Checksum: m.cfg.RDBChecksum(),
-		Functions: fns, UsedMemory: m.eng.UsedMemory()})
+		IncrementalFsync: m.cfg.RDBSaveIncrementalFsync(),
+		Functions:        fns, UsedMemory: m.eng.UsedMemory()})
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.saving = false

@@ -110,7 +110,7 @@ func TestRoundTrip(t *testing.T) {
 	fill(t, src)
 	clock.Advance(20 * time.Millisecond) // "gone" expires: not saved
 	path := filepath.Join(t.TempDir(), "dump.rdb")
-	res, err := WriteFile(src, path, FileOptions{Compress: true, Checksum: true})
+	res, err := WriteFile(src, path, FileOptions{Compress: true, Checksum: true, IncrementalFsync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,4 +267,28 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
+}
+
+// The incremental fsync writer passes every byte through and syncs at
+// each autoSyncBytes boundary, leaving less than that unsynced.
+func TestAutoSyncWriter(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := &autoSyncWriter{f: f}
+	chunk := bytes.Repeat([]byte("x"), 1<<20+7)
+	for i := 0; i < 9; i++ {
+		if n, err := w.Write(chunk); err != nil || n != len(chunk) {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+	}
+	total := 9 * len(chunk)
+	if w.unsynced >= autoSyncBytes {
+		t.Fatalf("%d bytes unsynced", w.unsynced)
+	}
+	if st, _ := f.Stat(); st.Size() != int64(total) {
+		t.Fatalf("file holds %d bytes, want %d", st.Size(), total)
+	}
 }
