@@ -4,10 +4,13 @@ import "math"
 
 // Go runtime soft limit (GOMEMLIMIT) derived from maxmemory.
 //
-// used_memory counts the keyspace at the allocator's size classes, so the
-// live heap is close to it; what the Go runtime needs on top is garbage
-// between two collections (overwritten and evicted values), goroutine
-// stacks, GC metadata, and the connections' buffers. GOMEMLIMIT covers all
+// used_memory counts the keyspace's live records, entries and index; the
+// live heap holds more: dead records until their shard is compacted (up to
+// maxmemory/16 before FreeMemory compacts them), the unfilled ends of arena
+// chunks, and the allocator's rounding of the entry arrays — about 1.13 ×
+// used_memory at the bound with small values. On top the Go runtime needs
+// garbage between two collections (overwritten and evicted values),
+// goroutine stacks, GC metadata, and the connections' buffers. GOMEMLIMIT covers all
 // of the runtime's memory except the binary's own mapping, so RSS at the
 // bound is about GoLimit plus the text and data of the binary (~10 MB).
 const (
@@ -19,10 +22,16 @@ const (
 	// 32 MB = 313.6 MB costs 3.9-4.2 s against 3.3-3.4 s with no limit,
 	// and keeps peak RSS at ~310 MB, under the 1.15x + 64 MB = 358 MB
 	// bound of the RSS test. Without a limit the peak was 445-549 MB.
-	GoLimitFactor = 1.10
+	// That was before records moved into arenas (engine/arena.go): with
+	// 100-byte values the live heap at the bound became ~289 MB, and 313.6
+	// MB left the collector running back to back (3M writes, every one
+	// evicting: 67.6k writes/s, server CPU 63 s, half of it in the GC).
+	// 1.15x + 48 MB = 342.4 MB: 137k writes/s, 23 s, peak RSS 332 MB; with
+	// 20 KB values peak RSS 322 MB; both under the 358 MB bound.
+	GoLimitFactor = 1.15
 	// GoLimitHeadroom is added whatever maxmemory is: runtime, buffers of
 	// a few hundred clients, the event loops' read buffers.
-	GoLimitHeadroom = 32 << 20
+	GoLimitHeadroom = 48 << 20
 	// ProcessShare caps the Go limit to this share of what the process may
 	// use, so that the collector works harder before the OOM killer or
 	// swap would act (also when maxmemory is unlimited or set too high).

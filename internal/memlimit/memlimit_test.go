@@ -217,8 +217,10 @@ func TestGoLimit(t *testing.T) {
 		{0, 1 << 30, mul(1<<30, ProcessShare)},
 		// maxmemory set above what the process may use: the process wins.
 		{4 << 30, 1 << 30, mul(1<<30, ProcessShare)},
-		// the default maxmemory (75%) stays under the process cap.
-		{768 << 20, 1 << 30, mul(768<<20, GoLimitFactor) + GoLimitHeadroom},
+		// the default maxmemory (75%) stays under the process cap from a
+		// few GB; in a 1 GB container the cap wins.
+		{3 << 30, 4 << 30, mul(3<<30, GoLimitFactor) + GoLimitHeadroom},
+		{768 << 20, 1 << 30, mul(1<<30, ProcessShare)},
 		{math.MaxInt64, 0, math.MaxInt64},
 	}
 	for _, tc := range tests {
