@@ -208,6 +208,19 @@ func (d DB) Persist(key []byte) bool {
 // reclaimed, as Redis does.
 func (d DB) Size() int { return int(d.e.dbKeys[d.num].Load()) }
 
+// Reserve prepares the database for about n keys (a dump's RESIZEDB hint
+// when loading): each shard's entries and index are sized for its share
+// at once instead of growing key by key.
+func (d DB) Reserve(n int) {
+	per := n / d.e.perDB // busier shards grow past it as usual
+	for i := d.base; i < d.base+d.e.perDB; i++ {
+		s := &d.e.shards[i]
+		s.lock()
+		s.sizeHint = per // applied by the first insert: an empty shard holds nothing
+		s.unlock()
+	}
+}
+
 // Volatile returns the number of keys with an expiry (INFO keyspace).
 func (d DB) Volatile() int { return d.sumShards(func(s *shardData) int { return s.volatile }) }
 

@@ -42,6 +42,7 @@ type shardData struct {
 	bigFree                   []uint32 // free indexes in bigs
 	chunkFill                 int      // bytes used of the last chunk
 	chunkWant                 int64    // during a compaction: the bytes it will copy
+	sizeHint                  int      // keys to size for at the next insert (DB.Reserve)
 	arenaCap, arenaUsed, dead int64    // chunk bytes allocated, filled, and filled by dead records
 	// watched holds the keys clients WATCH, with a generation that every
 	// creation and removal of the key, and every change of its expiry,
@@ -88,6 +89,11 @@ func (s *shardData) lookup(key []byte, h uint64) int {
 // insert stores a new entry for a key known to be absent and returns its
 // slot.
 func (s *shardData) insert(h uint64, key, value []byte, typ Type, m recordMeta) int {
+	if s.sizeHint > 0 {
+		n := s.sizeHint
+		s.sizeHint = 0
+		s.reserve(n)
+	}
 	if s.keys >= 2*len(s.buckets) {
 		s.growIndex()
 	}
@@ -125,6 +131,24 @@ func (s *shardData) newSlot() uint32 {
 	}
 	s.entries = s.entries[:n+1]
 	return uint32(n)
+}
+
+// reserve makes room for n keys in all: entries and buckets as they would
+// have grown to by n inserts, at once.
+func (s *shardData) reserve(n int) {
+	if n > cap(s.entries) {
+		grown := make([]entry, len(s.entries), n)
+		copy(grown, s.entries)
+		s.account(int64(cap(grown)-cap(s.entries)) * entrySize)
+		s.entries = grown
+	}
+	size := max(len(s.buckets), 4)
+	for n >= 2*size {
+		size *= 2
+	}
+	if size > len(s.buckets) {
+		s.rebuildIndex(size)
+	}
 }
 
 // growIndex doubles the buckets.

@@ -178,3 +178,34 @@ func TestSlotReuse(t *testing.T) {
 	}
 	checkInvariants(t, e)
 }
+
+// Reserve sizes shards for a coming load without costing memory before
+// it, and the load then ends with the memory it would have without it.
+func TestReserve(t *testing.T) {
+	load := func(reserve bool) (*Engine, int64) {
+		e, _ := newTestEngine(t, 4)
+		d := e.DB(0)
+		if reserve {
+			d.Reserve(20000)
+			if used := e.UsedMemory(); used != 0 {
+				t.Fatalf("Reserve alone accounts %d bytes", used)
+			}
+		}
+		for i := 0; i < 20000; i++ {
+			mustSet(t, d, fmt.Sprint("key:", i), "value", SetOptions{})
+		}
+		return e, e.UsedMemory()
+	}
+	e, with := load(true)
+	_, without := load(false)
+	if with > without+without/50 {
+		t.Errorf("loaded with Reserve: %d bytes, without: %d", with, without)
+	}
+	d := e.DB(0)
+	for i := 0; i < 20000; i += 997 {
+		if got := getString(t, d, fmt.Sprint("key:", i)); got != "value" {
+			t.Fatalf("key:%d = %q", i, got)
+		}
+	}
+	checkInvariants(t, e)
+}

@@ -223,6 +223,13 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions) (LoadResult, error) {
 				}
 			}
 			continue
+		case rdb.KindResizeDB:
+			// Sized once for what the dump announces, the index and
+			// entries do not grow (and rehash, and copy) key by key.
+			if rec.DB >= 0 && rec.DB < eng.Databases() && rec.ResizeKeys > 0 {
+				eng.DB(rec.DB).Reserve(int(min(rec.ResizeKeys, 1<<32)))
+			}
+			continue
 		case rdb.KindKey:
 		default:
 			continue
