@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -191,7 +192,15 @@ func ReadFile(eng *engine.Engine, path string, o LoadOptions) (LoadResult, error
 		return LoadResult{}, err
 	}
 	defer f.Close()
-	res, err := load(bufio.NewReaderSize(f, 1<<20), eng, o)
+	// A key takes at least 3 bytes of a dump (type, key and value
+	// lengths), so no more keys than size/3 can follow: RESIZEDB hints
+	// are cut to that, so a corrupt one cannot make the load reserve
+	// memory for keys that are not there.
+	maxKeys := int64(math.MaxInt32)
+	if st, serr := f.Stat(); serr == nil {
+		maxKeys = min(maxKeys, st.Size()/3)
+	}
+	res, err := load(bufio.NewReaderSize(f, 1<<20), eng, o, maxKeys)
 	if err != nil {
 		eng.FlushAll()
 		return LoadResult{}, fmt.Errorf("%s: %w", path, err)
@@ -200,7 +209,7 @@ func ReadFile(eng *engine.Engine, path string, o LoadOptions) (LoadResult, error
 }
 
 // load reads a dump from r into eng.
-func load(r io.Reader, eng *engine.Engine, o LoadOptions) (LoadResult, error) {
+func load(r io.Reader, eng *engine.Engine, o LoadOptions, maxKeys int64) (LoadResult, error) {
 	rr, err := rdb.NewReader(r)
 	if err != nil {
 		return LoadResult{}, err
@@ -227,7 +236,7 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions) (LoadResult, error) {
 			// Sized once for what the dump announces, the index and
 			// entries do not grow (and rehash, and copy) key by key.
 			if rec.DB >= 0 && rec.DB < eng.Databases() && rec.ResizeKeys > 0 {
-				eng.DB(rec.DB).Reserve(int(min(rec.ResizeKeys, 1<<32)))
+				eng.DB(rec.DB).Reserve(int(min(rec.ResizeKeys, uint64(maxKeys))))
 			}
 			continue
 		case rdb.KindKey:

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/snapshot/rdb"
 )
 
 var limits = engine.RestoreLimits{
@@ -290,5 +291,37 @@ func TestAutoSyncWriter(t *testing.T) {
 	}
 	if st, _ := f.Stat(); st.Size() != int64(total) {
 		t.Fatalf("file holds %d bytes, want %d", st.Size(), total)
+	}
+}
+
+// A RESIZEDB hint far beyond what the file holds does not make the load
+// reserve memory for keys that are not there.
+func TestLoadIgnoresAbsurdResizeHint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dump.rdb")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := rdb.NewWriter(f, rdb.WriterOptions{Checksum: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.SelectDB(0, 1<<40, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeItem(rw, &engine.SnapItem{Key: []byte("k"), Type: engine.TypeString, Value: []byte("v")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	eng, _ := newEngine()
+	lr, err := ReadFile(eng, path, LoadOptions{Limits: limits})
+	if err != nil || lr.Loaded != 1 {
+		t.Fatalf("loaded %+v: %v", lr, err)
+	}
+	if used := eng.UsedMemory(); used > 64<<10 {
+		t.Fatalf("one key loaded under a huge RESIZEDB hint accounts %d bytes", used)
 	}
 }
