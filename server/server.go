@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -111,6 +112,13 @@ func New(o Options) *Server {
 	return s
 }
 
+// StartErr is, once Ready is closed, why Run could not start (a listener
+// that could not be bound), or nil when it serves.
+func (s *Server) StartErr() error {
+	<-s.ready
+	return s.readyErr
+}
+
 // Listeners sets the listeners; call before Run. (They are set after New
 // because front-ends want the server's client count.)
 func (s *Server) Listeners(l []Listener) { s.opts.Listeners = l }
@@ -144,10 +152,21 @@ func (s *Server) Run() error {
 	if len(addrs) == 0 {
 		return errors.New("no listener configured")
 	}
+	// gnet reports a port it cannot bind as "setsockopt: bad file
+	// descriptor"; trying each address first gives the real reason.
+	for _, a := range addrs {
+		if err := checkListen(strings.TrimPrefix(a, "tcp://")); err != nil {
+			s.once.Do(func() { s.readyErr = err; close(s.ready) })
+			return err
+		}
+	}
 	err := gnet.Rotate(s, addrs,
 		gnet.WithMulticore(s.opts.Multicore),
 		gnet.WithTicker(true),
 		gnet.WithReusePort(false),
+		// As Redis does: a restart binds at once even while the last
+		// run's connections linger in TIME_WAIT.
+		gnet.WithReuseAddr(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithTCPKeepAlive(300*time.Second),
 		gnet.WithLogger(gnetLogger{s.log}),
@@ -469,3 +488,22 @@ func (g gnetLogger) Infof(f string, a ...any)  { g.l.Debug(fmt.Sprintf(f, a...))
 func (g gnetLogger) Warnf(f string, a ...any)  { g.l.Warn(fmt.Sprintf(f, a...)) }
 func (g gnetLogger) Errorf(f string, a ...any) { g.l.Error(fmt.Sprintf(f, a...)) }
 func (g gnetLogger) Fatalf(f string, a ...any) { g.l.Error(fmt.Sprintf(f, a...)) }
+
+// checkListen binds addr as gnet will (SO_REUSEADDR) and lets it go,
+// reporting why it cannot be bound.
+func checkListen(addr string) error {
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	l, err := lc.Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}

@@ -317,11 +317,19 @@ func TestRunErrors(t *testing.T) {
 	second.Listeners([]Listener{{Addrs: []string{addr}, Frontend: newLineFrontend("")}})
 	if err := second.Run(); err == nil {
 		t.Errorf("second Run on a busy port succeeded")
+	} else if !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("second Run on a busy port: %v, want the real reason", err)
 	}
 	select {
 	case <-second.Ready():
+		if second.StartErr() == nil {
+			t.Errorf("StartErr nil after Run failed")
+		}
 	default:
 		t.Errorf("Ready not closed after Run failed")
+	}
+	if first.StartErr() != nil {
+		t.Errorf("StartErr of a serving server: %v", first.StartErr())
 	}
 }
 

@@ -123,6 +123,10 @@ func run(args, environ []string) int {
 
 	select {
 	case <-srv.Ready():
+		if err := srv.StartErr(); err != nil {
+			log.Error("cannot start", "err", err)
+			return 1
+		}
 	case err := <-errc:
 		log.Error("cannot start", "err", err)
 		return 1
