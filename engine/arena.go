@@ -152,38 +152,24 @@ func (a *arena) value(en *entry) []byte {
 // recordBytes is the length of en's record.
 func (a *arena) recordBytes(en *entry) int { return recordLenAt(a.record(en), en.bits) }
 
-// metaField returns the bytes of the optional field f of en's record, or
-// nil when it has none. The fields come in the order CAS, expiry, flags.
+// metaField returns the bytes of the optional field f (entryHasCAS or
+// entryHasExpire, the fields that change in place) of en's record, or nil
+// when it has none. The fields come in the order CAS, expiry, flags.
 func (a *arena) metaField(en *entry, f uint8) []byte {
 	if en.bits&f == 0 {
 		return nil
 	}
 	rec, off, _, _ := a.recordParts(en)
-	n := 8
-	switch f {
-	case entryHasExpire:
-		if en.bits&entryHasCAS != 0 {
-			off += 8
-		}
-	case entryHasFlags:
-		off += metaLen(en.bits &^ entryHasFlags)
-		n = 4
+	if f == entryHasExpire && en.bits&entryHasCAS != 0 {
+		off += 8
 	}
-	return rec[off : off+n : off+n]
+	return rec[off : off+8 : off+8]
 }
 
 // expireAt returns en's expiry (unix ms), 0 for none.
 func (a *arena) expireAt(en *entry) int64 {
 	if b := a.metaField(en, entryHasExpire); b != nil {
 		return int64(binary.LittleEndian.Uint64(b))
-	}
-	return 0
-}
-
-// flags returns en's memcached flags.
-func (a *arena) flags(en *entry) uint32 {
-	if b := a.metaField(en, entryHasFlags); b != nil {
-		return binary.LittleEndian.Uint32(b)
 	}
 	return 0
 }
