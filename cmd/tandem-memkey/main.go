@@ -47,6 +47,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
 type options struct {
@@ -87,7 +89,7 @@ func caseNamed(name string) (caseDef, bool) {
 }
 
 func main() {
-	stopOnSignal()
+	benchkit.StopOnSignal("tandem-memkey", 20*time.Second)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

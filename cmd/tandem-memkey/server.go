@@ -6,9 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -104,7 +102,6 @@ func (s *server) start(timeout time.Duration) error {
 	if s.proc, err = benchkit.Start(cmd, logf); err != nil {
 		return fmt.Errorf("starting %s: %w", s.kind, err)
 	}
-	running.Store(s, true)
 	deadline := time.Now().Add(timeout)
 	if s.kind != "memcached" {
 		switch err := s.proc.WaitPONG(s.respAddr(), deadline, 5*time.Millisecond); err {
@@ -156,24 +153,4 @@ func (s *server) stop() {
 		return
 	}
 	s.proc.Stop(20 * time.Second)
-	running.Delete(s)
-}
-
-// running are the servers started and not yet stopped.
-var running sync.Map
-
-// stopOnSignal stops every running server when the benchmark is
-// interrupted (the parent-death signal covers a crash).
-func stopOnSignal() {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		sig := <-sigs
-		running.Range(func(k, _ any) bool {
-			k.(*server).stop()
-			return true
-		})
-		fmt.Fprintln(os.Stderr, "tandem-memkey: stopped by", sig)
-		os.Exit(130)
-	}()
 }

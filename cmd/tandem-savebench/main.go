@@ -82,7 +82,7 @@ func parseSets(s string) ([]dataSet, error) {
 }
 
 func main() {
-	stopOnSignal()
+	benchkit.StopOnSignal("tandem-savebench", 30*time.Second)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -72,7 +71,6 @@ func (s *server) start(timeout time.Duration) error {
 	if s.proc, err = benchkit.Start(cmd, logf); err != nil {
 		return fmt.Errorf("starting %s: %w", s.kind, err)
 	}
-	running.Store(s, true)
 	switch err := s.proc.WaitPONG(s.addr(), s.started.Add(timeout), 2*time.Millisecond); err {
 	case nil:
 		return nil
@@ -102,27 +100,6 @@ func (s *server) stop() {
 		return
 	}
 	s.proc.Stop(30 * time.Second)
-	running.Delete(s)
-}
-
-// running are the servers started and not yet stopped.
-var running sync.Map
-
-// stopOnSignal stops every running server when the benchmark is
-// interrupted: SIGTERM lets redis-server end its BGSAVE child, which
-// the parent-death signal alone would leave running.
-func stopOnSignal() {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		sig := <-sigs
-		running.Range(func(k, _ any) bool {
-			k.(*server).stop()
-			return true
-		})
-		fmt.Fprintln(os.Stderr, "tandem-savebench: stopped by", sig)
-		os.Exit(130)
-	}()
 }
 
 var (

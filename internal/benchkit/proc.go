@@ -2,9 +2,12 @@ package benchkit
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -34,12 +37,35 @@ func Start(cmd *exec.Cmd, logf *os.File) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{Cmd: cmd, done: make(chan struct{})}
+	live.Store(p, struct{}{})
 	go func() {
 		cmd.Wait()
 		logf.Close()
+		live.Delete(p)
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// live are the processes started and not yet exited.
+var live sync.Map
+
+// StopOnSignal stops every live process (SIGTERM, SIGKILL after grace)
+// when the benchmark named name is interrupted, then exits. SIGTERM lets
+// a server end its own children (redis-server's BGSAVE child), which the
+// parent-death signal alone would leave running.
+func StopOnSignal(name string, grace time.Duration) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		live.Range(func(k, _ any) bool {
+			k.(*Process).Stop(grace)
+			return true
+		})
+		fmt.Fprintln(os.Stderr, name+": stopped by", sig)
+		os.Exit(130)
+	}()
 }
 
 // Pid is the process's id.
