@@ -291,15 +291,10 @@ func bitpos(v []byte, bit int) int64 {
 
 // SetBit sets or clears the bit at offset of the string at key, growing it
 // with zero bytes as needed (a missing key is created). It returns the
-// bit's previous value. Errors: ErrWrongType, ErrOOM.
-func (d DB) SetBit(key []byte, offset uint64, on int) (int, error) {
-	old, _, err := d.SetBitChanged(key, offset, on)
-	return old, err
-}
-
-// SetBitChanged is SetBit that also reports whether the key was created,
-// grew or had the bit flipped: Redis's SETBIT reports "setbit" only then.
-func (d DB) SetBitChanged(key []byte, offset uint64, on int) (old int, changed bool, err error) {
+// bit's previous value, and whether the key was created, grew or had the
+// bit flipped: Redis's SETBIT reports "setbit" only then. Errors:
+// ErrWrongType, ErrOOM.
+func (d DB) SetBit(key []byte, offset uint64, on int) (old int, changed bool, err error) {
 	err = d.rewriteString(key, true, false, func(cur []byte, enc Encoding, exists bool) ([]byte, error) {
 		b := offset >> 3
 		old = GetBit(cur, offset)
@@ -447,16 +442,10 @@ func BitFieldRead(v []byte, ops []BitFieldOp, out []BitFieldResult) []BitFieldRe
 // BitField runs ops, at least one of them a write, on the string at key,
 // which is created or grown with zero bytes first to hold the highest bit
 // any write touches (even when OVERFLOW FAIL then writes nothing). Results
-// are appended to out. Errors: ErrWrongType, ErrOOM.
-func (d DB) BitField(key []byte, ops []BitFieldOp, out []BitFieldResult) ([]BitFieldResult, error) {
-	out, _, err := d.BitFieldChanged(key, ops, out)
-	return out, err
-}
-
-// BitFieldChanged is BitField that also reports whether a write that did
-// not fail changed the key, created it or grew it: Redis's BITFIELD
-// reports "setbit" only then.
-func (d DB) BitFieldChanged(key []byte, ops []BitFieldOp, out []BitFieldResult) (_ []BitFieldResult, modified bool, err error) {
+// are appended to out. It also reports whether a write that did not fail
+// changed the key, created it or grew it: Redis's BITFIELD reports
+// "setbit" only then. Errors: ErrWrongType, ErrOOM.
+func (d DB) BitField(key []byte, ops []BitFieldOp, out []BitFieldResult) (_ []BitFieldResult, modified bool, err error) {
 	var highest uint64
 	for _, op := range ops {
 		if op.Kind != BitFieldGet {

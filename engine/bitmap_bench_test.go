@@ -33,7 +33,7 @@ func BenchmarkSetBit(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				// Toggle the bit so that every call writes.
-				if _, err := d.SetBit(key, off, (i+1)&1); err != nil {
+				if _, _, err := d.SetBit(key, off, (i+1)&1); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -133,7 +133,7 @@ func BenchmarkBitFieldIncrBy(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				ops[0].Offset = uint64(i * 16 % bits)
-				if _, err := d.BitField(key, ops, out[:0]); err != nil {
+				if _, _, err := d.BitField(key, ops, out[:0]); err != nil {
 					b.Fatal(err)
 				}
 			}

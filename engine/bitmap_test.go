@@ -319,7 +319,7 @@ func TestBitFieldGetSetRoundTrip(t *testing.T) {
 func TestSetBitWrites(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
-	old, err := d.SetBit([]byte("k"), 9, 1)
+	old, _, err := d.SetBit([]byte("k"), 9, 1)
 	if err != nil || old != 0 {
 		t.Fatalf("SetBit = %d, %v", old, err)
 	}
@@ -329,7 +329,7 @@ func TestSetBitWrites(t *testing.T) {
 	}
 	cas := it.CAS
 	// Unchanged bit: no write (the CAS stays).
-	if old, _ := d.SetBit([]byte("k"), 9, 1); old != 1 {
+	if old, _, _ := d.SetBit([]byte("k"), 9, 1); old != 1 {
 		t.Fatal("old bit")
 	}
 	if it, _, _ := d.Get([]byte("k")); it.CAS != cas {
@@ -342,7 +342,7 @@ func TestSetBitWrites(t *testing.T) {
 		t.Fatalf("after SETBIT: %+v", it)
 	}
 	putRaw(t, d, []byte("l"), []byte("x"), TypeList)
-	if _, err := d.SetBit([]byte("l"), 0, 1); err != ErrWrongType {
+	if _, _, err := d.SetBit([]byte("l"), 0, 1); err != ErrWrongType {
 		t.Fatalf("SetBit on a list: %v", err)
 	}
 	checkInvariants(t, e)
@@ -378,7 +378,7 @@ func TestBitFieldWrites(t *testing.T) {
 		{Kind: BitFieldIncrBy, Signed: true, Bits: 8, Offset: 0, Value: -100, Overflow: OverflowFail},
 		{Kind: BitFieldGet, Bits: 16, Offset: 0},
 	}
-	res, err := d.BitField([]byte("k"), ops, nil)
+	res, _, err := d.BitField([]byte("k"), ops, nil)
 	if err != nil || len(res) != 3 || res[0].Value != 0 || !res[1].Failed || res[2].Value != 200<<8 {
 		t.Fatalf("BitField = %+v, %v", res, err)
 	}

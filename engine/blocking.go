@@ -46,7 +46,7 @@ const (
 
 // Waiter is one blocked command. The front-end creates one when a
 // blocking command may have to wait, passes it to the type's blocking call
-// (ListBlockPop, ListBlockMove…), and once the command completes calls Done
+// (BLPopEnd, BLMove…), and once the command completes calls Done
 // or Cancel. Methods other than wake's effects run on the owner's goroutine.
 type Waiter struct {
 	e *Engine

@@ -28,7 +28,7 @@ func blockPop(t *testing.T, d DB, w *testWaiter, keys ...string) {
 	for _, k := range keys {
 		ks = append(ks, bs(k))
 	}
-	res, err := d.ListBlockPop(ks, ListLeft, -1, w.Waiter)
+	res, err := d.BLPopEnd(ks, ListLeft, -1, w.Waiter)
 	if res != nil || err != nil {
 		t.Fatalf("BLPOP %v did not block: %v %v", keys, res, err)
 	}
@@ -49,7 +49,7 @@ func resultOf(w *testWaiter) string {
 func listOf(t *testing.T, d DB, key string) []string {
 	t.Helper()
 	var out []string
-	d.ListRange(bs(key), 0, -1, func(_, _ int, v []byte) { out = append(out, string(v)) })
+	d.LRange(bs(key), 0, -1, func(_, _ int, v []byte) { out = append(out, string(v)) })
 	return out
 }
 
@@ -59,7 +59,7 @@ func rpush(t *testing.T, d DB, key string, vals ...string) int {
 	for _, v := range vals {
 		vs = append(vs, bs(v))
 	}
-	n, err := d.ListPush(bs(key), ListRight, vs, false)
+	n, err := d.LPushEnd(bs(key), ListRight, vs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestBlockingFIFOHandOff(t *testing.T) {
 	w1.Done()
 	w2.Done()
 	// A third client arriving now finds the element.
-	res, _ := d.ListBlockPop([][]byte{bs("l")}, ListLeft, -1, w3.Waiter)
+	res, _ := d.BLPopEnd([][]byte{bs("l")}, ListLeft, -1, w3.Waiter)
 	if res == nil || string(res.Values[0]) != "c" || d.Exists(bs("l")) != 0 {
 		t.Fatalf("third BLPOP = %v", res)
 	}
@@ -105,7 +105,7 @@ func TestBlockingCountPop(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
 	w := newTestWaiter(e)
-	res, err := d.ListBlockPop([][]byte{bs("a"), bs("b")}, ListRight, 2, w.Waiter)
+	res, err := d.BLPopEnd([][]byte{bs("a"), bs("b")}, ListRight, 2, w.Waiter)
 	if res != nil || err != nil {
 		t.Fatal("BLMPOP did not block")
 	}
@@ -177,7 +177,7 @@ func TestBlockingRetryWaiterKeepsOrder(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
 	mover, popper := newTestWaiter(e), newTestWaiter(e)
-	if v, err := d.ListBlockMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter); v != nil || err != nil {
+	if v, err := d.BLMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter); v != nil || err != nil {
 		t.Fatal("BLMOVE did not block")
 	}
 	blockPop(t, d, popper, "src")
@@ -187,7 +187,7 @@ func TestBlockingRetryWaiterKeepsOrder(t *testing.T) {
 	if mover.wakes.Load() != 1 || popper.ListResult() != nil {
 		t.Fatalf("mover woken %d times, popper got %s", mover.wakes.Load(), resultOf(popper))
 	}
-	v, err := d.ListBlockMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter)
+	v, err := d.BLMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter)
 	if string(v) != "x" || err != nil {
 		t.Fatalf("retried BLMOVE = %q %v", v, err)
 	}
@@ -203,7 +203,7 @@ func TestBlockingRetryWaiterKeepsOrder(t *testing.T) {
 
 	// A mover that leaves (timeout) after being woken hands its turn on.
 	mover, popper = newTestWaiter(e), newTestWaiter(e)
-	d.ListBlockMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter)
+	d.BLMove(bs("src"), bs("dst"), ListRight, ListLeft, mover.Waiter)
 	blockPop(t, d, popper, "src")
 	rpush(t, d, "src", "z")
 	if popper.ListResult() != nil {
@@ -228,7 +228,7 @@ func TestBlockingWokenByOtherWrites(t *testing.T) {
 	w := newTestWaiter(e)
 	blockPop(t, d, w, "k")
 	rpush(t, d, "src", "a")
-	d.ListMove(bs("src"), bs("k"), ListLeft, ListLeft)
+	d.LMove(bs("src"), bs("k"), ListLeft, ListLeft)
 	if resultOf(w) != "k:[a]" {
 		t.Fatalf("LMOVE: got %s", resultOf(w))
 	}
@@ -325,7 +325,7 @@ func TestBlockingConcurrent(t *testing.T) {
 				if c%2 == 0 {
 					ks = keys
 				}
-				res, err := d.ListBlockPop(ks, ListLeft, 1+c%2, w)
+				res, err := d.BLPopEnd(ks, ListLeft, 1+c%2, w)
 				if err != nil {
 					t.Error(err)
 					return
@@ -360,7 +360,7 @@ func TestBlockingConcurrent(t *testing.T) {
 		go func(p int) {
 			defer pw.Done()
 			for i := 0; i < perProducer; i++ {
-				d.ListPush(keys[i%3], ListRight, [][]byte{bs(fmt.Sprintf("%d-%d", p, i))}, false)
+				d.LPushEnd(keys[i%3], ListRight, [][]byte{bs(fmt.Sprintf("%d-%d", p, i))}, false)
 			}
 		}(p)
 	}
@@ -369,7 +369,7 @@ func TestBlockingConcurrent(t *testing.T) {
 	for {
 		n := 0
 		for _, k := range keys {
-			l, _ := d.ListLen(k)
+			l, _ := d.LLen(k)
 			n += l
 		}
 		if n == 0 {

@@ -143,7 +143,7 @@ func TestCompressReadPaths(t *testing.T) {
 				t.Errorf("memcached incr: %v", err)
 			}
 			// Bits: SETBIT reads the plain bytes and stores them plain.
-			old, err := d.SetBit(bs("k"), 8*200+1, 1)
+			old, _, err := d.SetBit(bs("k"), 8*200+1, 1)
 			if err != nil || old != GetBit(want, 8*200+1) {
 				t.Fatalf("SETBIT old %d, %v", old, err)
 			}
@@ -162,7 +162,7 @@ func TestCompressReadPaths(t *testing.T) {
 			if got := getString(t, d, "x"); got != string(make([]byte, len(want))) {
 				t.Error("BITOP of compressed sources")
 			}
-			res2, err := d.BitField(bs("k"), []BitFieldOp{{Kind: BitFieldGet, Bits: 8, Offset: 8 * 50}}, nil)
+			res2, _, err := d.BitField(bs("k"), []BitFieldOp{{Kind: BitFieldGet, Bits: 8, Offset: 8 * 50}}, nil)
 			if err != nil || len(res2) != 1 || res2[0].Value != int64(want[50]) {
 				t.Errorf("BITFIELD GET = %v, %v (want %d)", res2, err, want[50])
 			}

@@ -38,7 +38,7 @@ func TestFetchedBitReadsAndWrites(t *testing.T) {
 	if !d.Unchanged(k, m) {
 		t.Fatal("a read aborts a WATCH")
 	}
-	d.ExpireKey(k, t0+time.Hour.Milliseconds(), 0)
+	d.Expire(k, t0+time.Hour.Milliseconds(), 0)
 	if d.Unchanged(k, m) {
 		t.Fatal("an expiry change does not abort a WATCH")
 	}

@@ -672,15 +672,15 @@ func appendInt(b []byte, n int64) []byte {
 }
 
 // HashView reads one hash under its shard's lock. It is valid only inside
-// the function given to ViewHash; the slices it hands out alias the hash
+// the function given to HView; the slices it hands out alias the hash
 // and must be neither kept nor modified, nor may the function call back
 // into the engine.
 type HashView struct{ h *hash }
 
-// ViewHash runs fn on the hash at key. found is false (and fn not called)
+// HView runs fn on the hash at key. found is false (and fn not called)
 // when the key does not exist; ErrWrongType when it holds another type.
 // The lookup counts as a keyspace hit or miss, as Redis's read commands do.
-func (d DB) ViewHash(key []byte, fn func(v HashView)) (found bool, err error) {
+func (d DB) HView(key []byte, fn func(v HashView)) (found bool, err error) {
 	found, err = d.withAggregate(key, TypeHash, nil, func(a aggregate) (bool, error) {
 		fn(HashView{a.(*hash)})
 		return false, nil

@@ -89,7 +89,7 @@ func BenchmarkHGet(b *testing.B) {
 			}
 		}
 		for i := 0; i < b.N; i++ {
-			d.ViewHash(key, get)
+			d.HView(key, get)
 		}
 		if n != b.N {
 			b.Fatalf("%d hits of %d", n, b.N)
@@ -136,7 +136,7 @@ func BenchmarkHGetAll(b *testing.B) {
 			each := func(f, v []byte) { total += len(f) + len(v) }
 			view := func(v HashView) { v.Each(each) }
 			for i := 0; i < b.N; i++ {
-				d.ViewHash(key, view)
+				d.HView(key, view)
 			}
 		})
 	}
@@ -151,7 +151,7 @@ func BenchmarkHScan(b *testing.B) {
 		emit := func(_, _ []byte) { seen++ }
 		view := func(v HashView) { cursor = v.Scan(cursor, 10, nil, emit) }
 		for i := 0; i < b.N; i++ {
-			d.ViewHash(key, view)
+			d.HView(key, view)
 		}
 	})
 }
@@ -164,7 +164,7 @@ func BenchmarkHRandField(b *testing.B) {
 		emit := func(_, _ []byte) bool { n++; return true }
 		view := func(v HashView) { v.RandomRepeat(10, emit) }
 		for i := 0; i < b.N; i++ {
-			d.ViewHash(key, view)
+			d.HView(key, view)
 		}
 	})
 }
@@ -202,7 +202,7 @@ func BenchmarkHashMemory(b *testing.B) {
 		gcTime := time.Since(gcStart)
 		runtime.ReadMemStats(&after)
 		var length int
-		d.ViewHash(key, func(v HashView) { length = v.Len() })
+		d.HView(key, func(v HashView) { length = v.Len() })
 		if length != n {
 			b.Fatalf("length %d", length)
 		}

@@ -50,14 +50,14 @@ func (m *hashModel) del(f string) bool {
 // viewPairs returns a hash's fields and values in its order.
 func viewPairs(t *testing.T, d DB, key string) (fields, vals []string, found bool) {
 	t.Helper()
-	found, err := d.ViewHash(bs(key), func(v HashView) {
+	found, err := d.HView(bs(key), func(v HashView) {
 		v.Each(func(f, val []byte) {
 			fields = append(fields, string(f))
 			vals = append(vals, string(val))
 		})
 	})
 	if err != nil {
-		t.Fatalf("ViewHash %q: %v", key, err)
+		t.Fatalf("HView %q: %v", key, err)
 	}
 	return fields, vals, found
 }
@@ -151,7 +151,7 @@ func checkHash(t *testing.T, e *Engine, d DB, key string, m *hashModel) {
 			t.Fatalf("%q: %q = %q, want %q", key, f, vals[i], m.vals[f])
 		}
 	}
-	d.ViewHash(bs(key), func(v HashView) {
+	d.HView(bs(key), func(v HashView) {
 		if v.Len() != len(m.order) {
 			t.Fatalf("%q: Len %d, want %d", key, v.Len(), len(m.order))
 		}
@@ -337,8 +337,8 @@ func TestHashIncrErrors(t *testing.T) {
 	if _, err := d.HSet(bs("str"), [][]byte{bs("f"), bs("v")}, lim); err != ErrWrongType {
 		t.Errorf("HSet on a string: %v", err)
 	}
-	if _, err := d.ViewHash(bs("str"), func(HashView) { t.Error("view of a string") }); err != ErrWrongType {
-		t.Errorf("ViewHash on a string: %v", err)
+	if _, err := d.HView(bs("str"), func(HashView) { t.Error("view of a string") }); err != ErrWrongType {
+		t.Errorf("HView on a string: %v", err)
 	}
 	checkInvariants(t, e)
 }
@@ -366,7 +366,7 @@ func TestHashScanGuarantee(t *testing.T) {
 			if calls > 100000 {
 				t.Fatal("scan does not terminate")
 			}
-			d.ViewHash(bs("h"), func(v HashView) {
+			d.HView(bs("h"), func(v HashView) {
 				cursor = v.Scan(cursor, 1+rng.IntN(20), nil, func(f, _ []byte) { seen[string(f)] = true })
 			})
 			if cursor == 0 {
@@ -380,7 +380,7 @@ func TestHashScanGuarantee(t *testing.T) {
 				}
 			} else {
 				var fs [][]byte
-				d.ViewHash(bs("h"), func(v HashView) {
+				d.HView(bs("h"), func(v HashView) {
 					v.Each(func(f, _ []byte) {
 						if f[0] == 'c' && rng.IntN(4) != 0 {
 							fs = append(fs, slices.Clone(f))
@@ -395,7 +395,7 @@ func TestHashScanGuarantee(t *testing.T) {
 				t.Fatalf("round %d: stable field %q never returned", round, f)
 			}
 		}
-		d.ViewHash(bs("h"), func(v HashView) { checkHashTable(t, v.h.ht) })
+		d.HView(bs("h"), func(v HashView) { checkHashTable(t, v.h.ht) })
 	}
 	checkInvariants(t, e)
 }
@@ -406,7 +406,7 @@ func TestHashScanListpackAndMatch(t *testing.T) {
 	lim := HashLimits{MaxListpackEntries: 128, MaxListpackValue: 64}
 	d.HSet(bs("h"), [][]byte{bs("b1"), bs("1"), bs("a1"), bs("2"), bs("b2"), bs("3")}, lim)
 	var got []string
-	d.ViewHash(bs("h"), func(v HashView) {
+	d.HView(bs("h"), func(v HashView) {
 		// A listpack comes back whole, in order, whatever cursor and count.
 		if next := v.Scan(12345, 1, bs("b*"), func(f, val []byte) { got = append(got, string(f)+"="+string(val)) }); next != 0 {
 			t.Errorf("listpack cursor %d", next)
@@ -429,7 +429,7 @@ func TestHashRandom(t *testing.T) {
 		d.HSet(bs("h"), pairs, enc)
 		// Leave holes in the hashtable's entries.
 		d.HDel(bs("h"), [][]byte{bs("f3"), bs("f7"), bs("f20")})
-		d.ViewHash(bs("h"), func(v HashView) {
+		d.HView(bs("h"), func(v HashView) {
 			n := v.Len()
 			counts := map[string]int{}
 			v.RandomRepeat(47000, func(f, val []byte) bool {
@@ -488,7 +488,7 @@ func TestHashCloneAndMemory(t *testing.T) {
 		t.Fatalf("copy: %v %v", ok, err)
 	}
 	d.HSet(bs("c"), [][]byte{bs("f1"), bs("changed")}, lim)
-	d.ViewHash(bs("h"), func(v HashView) {
+	d.HView(bs("h"), func(v HashView) {
 		if got, _ := v.Get(bs("f1")); string(got) != "some value" {
 			t.Fatalf("copy shares the source: %s", got)
 		}
@@ -526,7 +526,7 @@ func TestHashValueRewrites(t *testing.T) {
 		m.set(f, v, lim)
 	}
 	checkHash(t, e, d, "h", m)
-	d.ViewHash(bs("h"), func(v HashView) {
+	d.HView(bs("h"), func(v HashView) {
 		if tb := v.h.ht; tb.garbage*4 >= len(tb.data) && tb.garbage >= compactMinGap {
 			t.Errorf("garbage %d of %d bytes not compacted", tb.garbage, len(tb.data))
 		}

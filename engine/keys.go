@@ -147,16 +147,11 @@ const (
 
 // Expire sets the key's expiry to at (unix ms) under cond. An at not after
 // now deletes the key. It reports whether the key existed and the
-// condition held (the EXPIRE reply). An existing key counts as accessed
-// even when the condition fails, as in Redis.
-func (d DB) Expire(key []byte, at int64, cond ExpireCond) bool {
-	ok, _ := d.ExpireKey(key, at, cond)
-	return ok
-}
-
-// ExpireKey is Expire that also reports whether the key was deleted
+// condition held (ok, the EXPIRE reply), and whether the key was deleted
 // because at was not after now (Redis's "del" event instead of "expire").
-func (d DB) ExpireKey(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
+// An existing key counts as accessed even when the condition fails, as in
+// Redis.
+func (d DB) Expire(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()

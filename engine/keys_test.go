@@ -123,7 +123,7 @@ func TestExpire(t *testing.T) {
 			d := e.DB(0)
 			mustSet(t, d, "p", "1", SetOptions{})
 			mustSet(t, d, "v", "1", SetOptions{TTL: TTLSet, ExpireAt: cur})
-			if got := d.Expire(bs(tc.key), tc.at, tc.cond); got != tc.want {
+			if got, _ := d.Expire(bs(tc.key), tc.at, tc.cond); got != tc.want {
 				t.Errorf("Expire = %v, want %v", got, tc.want)
 			}
 			if got := expireOf(d, tc.key); got != tc.wantExpire {

@@ -639,11 +639,11 @@ func rangeOf(start, stop int64, n int) (first, count int) {
 // valid only during the call.
 type ListVisit func(total, i int, v []byte)
 
-// ListPush is LPUSH/RPUSH (and LPUSHX/RPUSHX when onlyIfExists): it pushes
+// LPushEnd is LPUSH/RPUSH (and LPUSHX/RPUSHX when onlyIfExists): it pushes
 // vals one by one at end and returns the new length (0 when onlyIfExists
 // and the key is missing). Clients blocked on the key are served after the
 // push.
-func (d DB) ListPush(key []byte, end ListEnd, vals [][]byte, onlyIfExists bool) (int, error) {
+func (d DB) LPushEnd(key []byte, end ListEnd, vals [][]byte, onlyIfExists bool) (int, error) {
 	create := newList
 	if onlyIfExists {
 		create = nil
@@ -660,10 +660,10 @@ func (d DB) ListPush(key []byte, end ListEnd, vals [][]byte, onlyIfExists bool) 
 	return n, err
 }
 
-// ListPop is LPOP/RPOP: it removes up to count elements at end and passes
+// LPopEnd is LPOP/RPOP: it removes up to count elements at end and passes
 // them to visit in the order popped. found is false when the key is
 // missing; count 0 pops nothing.
-func (d DB) ListPop(key []byte, end ListEnd, count int, visit ListVisit) (found bool, err error) {
+func (d DB) LPopEnd(key []byte, end ListEnd, count int, visit ListVisit) (found bool, err error) {
 	return d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
 		l := a.(*list)
 		k := min(count, l.n)
@@ -689,16 +689,16 @@ func (d DB) readList(key []byte, fn func(l *list)) (bool, error) {
 	return found, err
 }
 
-// ListLen is LLEN.
-func (d DB) ListLen(key []byte) (int, error) {
+// LLen is LLEN.
+func (d DB) LLen(key []byte) (int, error) {
 	n := 0
 	_, err := d.readList(key, func(l *list) { n = l.n })
 	return n, err
 }
 
-// ListRange is LRANGE: it visits the elements from start to stop
+// LRange is LRANGE: it visits the elements from start to stop
 // (inclusive, negative from the tail) and returns how many it visited.
-func (d DB) ListRange(key []byte, start, stop int64, visit ListVisit) (int, error) {
+func (d DB) LRange(key []byte, start, stop int64, visit ListVisit) (int, error) {
 	count := 0
 	_, err := d.readList(key, func(l *list) {
 		first, n := rangeOf(start, stop, l.n)
@@ -713,9 +713,9 @@ func (d DB) ListRange(key []byte, start, stop int64, visit ListVisit) (int, erro
 	return count, err
 }
 
-// ListIndex is LINDEX: it visits element idx (negative from the tail) and
+// LIndex is LINDEX: it visits element idx (negative from the tail) and
 // reports whether there was one.
-func (d DB) ListIndex(key []byte, idx int64, visit func(v []byte)) (bool, error) {
+func (d DB) LIndex(key []byte, idx int64, visit func(v []byte)) (bool, error) {
 	ok := false
 	_, err := d.readList(key, func(l *list) {
 		var v []byte
@@ -726,9 +726,9 @@ func (d DB) ListIndex(key []byte, idx int64, visit func(v []byte)) (bool, error)
 	return ok, err
 }
 
-// ListSet is LSET: ErrNoSuchKey for a missing key, ErrIndexOutOfRange for an
+// LSet is LSET: ErrNoSuchKey for a missing key, ErrIndexOutOfRange for an
 // index outside the list.
-func (d DB) ListSet(key []byte, idx int64, v []byte) error {
+func (d DB) LSet(key []byte, idx int64, v []byte) error {
 	found, err := d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
 		l := a.(*list)
 		if idx < 0 {
@@ -746,9 +746,9 @@ func (d DB) ListSet(key []byte, idx int64, v []byte) error {
 	return err
 }
 
-// ListInsert is LINSERT: the new length, 0 when the key is missing, -1 when
+// LInsert is LINSERT: the new length, 0 when the key is missing, -1 when
 // the pivot is not found.
-func (d DB) ListInsert(key []byte, after bool, pivot, v []byte) (int, error) {
+func (d DB) LInsert(key []byte, after bool, pivot, v []byte) (int, error) {
 	n := 0
 	_, err := d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
 		l := a.(*list)
@@ -762,9 +762,9 @@ func (d DB) ListInsert(key []byte, after bool, pivot, v []byte) (int, error) {
 	return n, err
 }
 
-// ListRem is LREM: it removes elements equal to v (count > 0: the first
+// LRem is LREM: it removes elements equal to v (count > 0: the first
 // count; < 0: the last -count; 0: all) and returns how many.
-func (d DB) ListRem(key []byte, count int64, v []byte) (int64, error) {
+func (d DB) LRem(key []byte, count int64, v []byte) (int64, error) {
 	var removed int64
 	_, err := d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
 		removed = a.(*list).remove(v, count)
@@ -773,16 +773,10 @@ func (d DB) ListRem(key []byte, count int64, v []byte) (int64, error) {
 	return removed, err
 }
 
-// ListTrim is LTRIM: it keeps the elements from start to stop; a range
-// outside the list deletes the key.
-func (d DB) ListTrim(key []byte, start, stop int64) error {
-	_, err := d.ListTrimKey(key, start, stop)
-	return err
-}
-
-// ListTrimKey is ListTrim that also reports whether the key existed (LTRIM
-// reports "ltrim" then).
-func (d DB) ListTrimKey(key []byte, start, stop int64) (found bool, err error) {
+// LTrim is LTRIM: it keeps the elements from start to stop; a range
+// outside the list deletes the key. It reports whether the key existed
+// (LTRIM reports "ltrim" then).
+func (d DB) LTrim(key []byte, start, stop int64) (found bool, err error) {
 	return d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
 		l := a.(*list)
 		first, n := rangeOf(start, stop, l.n)
@@ -802,10 +796,10 @@ type ListPosOptions struct {
 	Rank, Count, MaxLen int64
 }
 
-// ListPos is LPOS: the indexes of the matches of v, scanning as Redis's
+// LPos is LPOS: the indexes of the matches of v, scanning as Redis's
 // lposCommand does (a negative rank scans from the tail). Without a COUNT
 // it returns at most one index.
-func (d DB) ListPos(key []byte, v []byte, o ListPosOptions) ([]int64, error) {
+func (d DB) LPos(key []byte, v []byte, o ListPosOptions) ([]int64, error) {
 	var out []int64
 	_, err := d.readList(key, func(l *list) {
 		rank, forward := o.Rank, true
@@ -842,10 +836,10 @@ func (d DB) ListPos(key []byte, v []byte, o ListPosOptions) ([]int64, error) {
 	return out, err
 }
 
-// ListMPop is LMPOP: it pops up to count elements at end from the first
+// LMPop is LMPOP: it pops up to count elements at end from the first
 // non-empty list among keys, visiting them with that key. It reports
 // whether it found one; a key of another type met first is ErrWrongType.
-func (d DB) ListMPop(keys [][]byte, end ListEnd, count int, visit func(key []byte, total, i int, v []byte)) (bool, error) {
+func (d DB) LMPop(keys [][]byte, end ListEnd, count int, visit func(key []byte, total, i int, v []byte)) (bool, error) {
 	found := false
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
 		for i := range keys {
@@ -872,11 +866,11 @@ func (d DB) ListMPop(keys [][]byte, end ListEnd, count int, visit func(key []byt
 	return found, err
 }
 
-// ListMove is LMOVE and RPOPLPUSH: it pops at from of src and pushes at to
+// LMove is LMOVE and RPOPLPUSH: it pops at from of src and pushes at to
 // of dst, returning the element (nil when src is missing). A dst of
 // another type is ErrWrongType and nothing moves.
-func (d DB) ListMove(src, dst []byte, from, to ListEnd) ([]byte, error) {
-	return d.ListBlockMove(src, dst, from, to, nil)
+func (d DB) LMove(src, dst []byte, from, to ListEnd) ([]byte, error) {
+	return d.BLMove(src, dst, from, to, nil)
 }
 
 // moveLocked is LMOVE inside a transaction on keys src (0) and dst (1).
@@ -923,12 +917,12 @@ type ListPopResult struct {
 	Values [][]byte
 }
 
-// ListBlockPop is BLPOP, BRPOP (count < 0: one element) and BLMPOP: it pops
-// from the first non-empty list among keys, as ListMPop. When every key is
+// BLPopEnd is BLPOP, BRPOP (count < 0: one element) and BLMPOP: it pops
+// from the first non-empty list among keys, as LMPop. When every key is
 // missing and w is not nil, w is queued on each key, atomically with the
 // check, and a later push hands the elements to it (w.ListResult) and wakes
 // it; a nil result with w nil means nothing to pop (BLPOP inside MULTI).
-func (d DB) ListBlockPop(keys [][]byte, end ListEnd, count int, w *Waiter) (*ListPopResult, error) {
+func (d DB) BLPopEnd(keys [][]byte, end ListEnd, count int, w *Waiter) (*ListPopResult, error) {
 	n := max(count, 1)
 	var res *ListPopResult
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
@@ -971,19 +965,19 @@ func popCopies(l *list, key []byte, end ListEnd, count int) *ListPopResult {
 	return res
 }
 
-// ListResult returns what a push handed to a waiter of ListBlockPop, or
+// ListResult returns what a push handed to a waiter of BLPopEnd, or
 // nil when it has not been served.
 func (w *Waiter) ListResult() *ListPopResult {
 	r, _ := w.Result().(*ListPopResult)
 	return r
 }
 
-// ListBlockMove is BLMOVE and BRPOPLPUSH: ListMove, and when src is missing
+// BLMove is BLMOVE and BRPOPLPUSH: LMove, and when src is missing
 // and w is not nil, w is queued on src (once: a waiter woken to retry stays
 // queued in its place). A push to src wakes w, and its command runs
-// ListBlockMove again with the same w; once it moved an element w leaves
+// BLMove again with the same w; once it moved an element w leaves
 // the queue when the caller calls w.Done.
-func (d DB) ListBlockMove(src, dst []byte, from, to ListEnd, w *Waiter) ([]byte, error) {
+func (d DB) BLMove(src, dst []byte, from, to ListEnd, w *Waiter) ([]byte, error) {
 	var val []byte
 	if w != nil {
 		w.nudged.Store(false) // retrying now: the next push wakes it again

@@ -24,7 +24,7 @@ func benchList(b *testing.B, n int) DB {
 	for i := 0; i < n; i++ {
 		batch = append(batch, listBenchElem(i))
 		if len(batch) == cap(batch) || i == n-1 {
-			if _, err := d.ListPush([]byte("l"), ListRight, batch, false); err != nil {
+			if _, err := d.LPushEnd([]byte("l"), ListRight, batch, false); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]
@@ -50,8 +50,8 @@ func BenchmarkListPushPop(b *testing.B) {
 	sink := func(int, int, []byte) {}
 	forListSizes(b, func(b *testing.B, d DB, n int) {
 		for i := 0; i < b.N; i++ {
-			d.ListPush(key, ListLeft, v, false)
-			d.ListPop(key, ListRight, 1, sink)
+			d.LPushEnd(key, ListLeft, v, false)
+			d.LPopEnd(key, ListRight, 1, sink)
 		}
 	})
 }
@@ -61,7 +61,7 @@ func BenchmarkListLPush(b *testing.B) {
 	key, v := []byte("l"), [][]byte{listBenchElem(0)}
 	forListSizes(b, func(b *testing.B, d DB, n int) {
 		for i := 0; i < b.N; i++ {
-			d.ListPush(key, ListLeft, v, false)
+			d.LPushEnd(key, ListLeft, v, false)
 		}
 	})
 }
@@ -80,7 +80,7 @@ func BenchmarkListLPop(b *testing.B) {
 				left = n
 				b.StartTimer()
 			}
-			d.ListPop(key, ListLeft, 1, sink)
+			d.LPopEnd(key, ListLeft, 1, sink)
 			left--
 		}
 	})
@@ -93,7 +93,7 @@ func BenchmarkListRange(b *testing.B) {
 	visit := func(_, _ int, v []byte) { total += len(v) }
 	forListSizes(b, func(b *testing.B, d DB, n int) {
 		for i := 0; i < b.N; i++ {
-			d.ListRange(key, int64(n/2), int64(n/2+99), visit)
+			d.LRange(key, int64(n/2), int64(n/2+99), visit)
 		}
 	})
 }
@@ -104,7 +104,7 @@ func BenchmarkListIndex(b *testing.B) {
 	visit := func([]byte) {}
 	forListSizes(b, func(b *testing.B, d DB, n int) {
 		for i := 0; i < b.N; i++ {
-			d.ListIndex(key, int64((i*7919)%n), visit)
+			d.LIndex(key, int64((i*7919)%n), visit)
 		}
 	})
 }

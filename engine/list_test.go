@@ -299,18 +299,18 @@ func TestListCommands(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
 	k := bs("l")
-	if n, err := d.ListPush(k, ListRight, [][]byte{bs("a"), bs("b"), bs("c")}, false); n != 3 || err != nil {
+	if n, err := d.LPushEnd(k, ListRight, [][]byte{bs("a"), bs("b"), bs("c")}, false); n != 3 || err != nil {
 		t.Fatalf("RPUSH = %d %v", n, err)
 	}
-	if n, _ := d.ListPush(k, ListLeft, [][]byte{bs("x"), bs("y")}, false); n != 5 {
+	if n, _ := d.LPushEnd(k, ListLeft, [][]byte{bs("x"), bs("y")}, false); n != 5 {
 		t.Fatalf("LPUSH = %d", n)
 	}
-	if n, _ := d.ListPush(bs("nosuch"), ListLeft, [][]byte{bs("x")}, true); n != 0 || d.Exists(bs("nosuch")) != 0 {
+	if n, _ := d.LPushEnd(bs("nosuch"), ListLeft, [][]byte{bs("x")}, true); n != 0 || d.Exists(bs("nosuch")) != 0 {
 		t.Fatal("LPUSHX created a key")
 	}
 	rng := func(start, stop int64) []string {
 		var out []string
-		d.ListRange(k, start, stop, func(total, i int, v []byte) { out = append(out, string(v)) })
+		d.LRange(k, start, stop, func(total, i int, v []byte) { out = append(out, string(v)) })
 		return out
 	}
 	if got := rng(0, -1); !slices.Equal(got, []string{"y", "x", "a", "b", "c"}) {
@@ -319,52 +319,52 @@ func TestListCommands(t *testing.T) {
 	if got := rng(-2, 100); !slices.Equal(got, []string{"b", "c"}) {
 		t.Fatalf("LRANGE -2 100 = %q", got)
 	}
-	if err := d.ListSet(k, 10, bs("v")); err != ErrIndexOutOfRange {
+	if err := d.LSet(k, 10, bs("v")); err != ErrIndexOutOfRange {
 		t.Fatalf("LSET out of range: %v", err)
 	}
-	if err := d.ListSet(bs("nosuch"), 0, bs("v")); err != ErrNoSuchKey {
+	if err := d.LSet(bs("nosuch"), 0, bs("v")); err != ErrNoSuchKey {
 		t.Fatalf("LSET missing: %v", err)
 	}
-	if n, _ := d.ListInsert(k, false, bs("a"), bs("before-a")); n != 6 {
+	if n, _ := d.LInsert(k, false, bs("a"), bs("before-a")); n != 6 {
 		t.Fatalf("LINSERT = %d", n)
 	}
-	if n, _ := d.ListInsert(k, true, bs("zzz"), bs("v")); n != -1 {
+	if n, _ := d.LInsert(k, true, bs("zzz"), bs("v")); n != -1 {
 		t.Fatalf("LINSERT no pivot = %d", n)
 	}
 	var popped []string
-	found, err := d.ListPop(k, ListRight, 2, func(total, i int, v []byte) { popped = append(popped, string(v)) })
+	found, err := d.LPopEnd(k, ListRight, 2, func(total, i int, v []byte) { popped = append(popped, string(v)) })
 	if !found || err != nil || !slices.Equal(popped, []string{"c", "b"}) {
 		t.Fatalf("RPOP 2 = %q %v %v", popped, found, err)
 	}
-	pos, _ := d.ListPos(k, bs("x"), ListPosOptions{Rank: 1, Count: -1})
+	pos, _ := d.LPos(k, bs("x"), ListPosOptions{Rank: 1, Count: -1})
 	if !slices.Equal(pos, []int64{1}) {
 		t.Fatalf("LPOS = %v", pos)
 	}
-	if v, err := d.ListMove(k, bs("dst"), ListLeft, ListRight); string(v) != "y" || err != nil {
+	if v, err := d.LMove(k, bs("dst"), ListLeft, ListRight); string(v) != "y" || err != nil {
 		t.Fatalf("LMOVE = %q %v", v, err)
 	}
-	if v, _ := d.ListMove(k, k, ListLeft, ListRight); string(v) != "x" {
+	if v, _ := d.LMove(k, k, ListLeft, ListRight); string(v) != "x" {
 		t.Fatalf("LMOVE rotate = %q", v)
 	}
 	if got := rng(0, -1); !slices.Equal(got, []string{"before-a", "a", "x"}) {
 		t.Fatalf("after rotate = %q", got)
 	}
 	mustSet(t, d, "str", "v", SetOptions{})
-	if _, err := d.ListMove(k, bs("str"), ListLeft, ListRight); err != ErrWrongType {
+	if _, err := d.LMove(k, bs("str"), ListLeft, ListRight); err != ErrWrongType {
 		t.Fatalf("LMOVE into a string: %v", err)
 	}
-	if _, err := d.ListPush(bs("str"), ListLeft, [][]byte{bs("x")}, false); err != ErrWrongType {
+	if _, err := d.LPushEnd(bs("str"), ListLeft, [][]byte{bs("x")}, false); err != ErrWrongType {
 		t.Fatalf("LPUSH on a string: %v", err)
 	}
-	if n, _ := d.ListRem(k, 0, bs("a")); n != 1 {
+	if n, _ := d.LRem(k, 0, bs("a")); n != 1 {
 		t.Fatalf("LREM = %d", n)
 	}
-	if err := d.ListTrim(k, 5, 10); err != nil || d.Exists(k) != 0 {
+	if _, err := d.LTrim(k, 5, 10); err != nil || d.Exists(k) != 0 {
 		t.Fatalf("LTRIM out of range kept the key: %v", err)
 	}
 	var mkey string
 	var mvals []string
-	ok, err := d.ListMPop([][]byte{bs("nosuch"), bs("dst")}, ListLeft, 10, func(key []byte, total, i int, v []byte) {
+	ok, err := d.LMPop([][]byte{bs("nosuch"), bs("dst")}, ListLeft, 10, func(key []byte, total, i int, v []byte) {
 		mkey = string(key)
 		mvals = append(mvals, string(v))
 	})
@@ -374,7 +374,7 @@ func TestListCommands(t *testing.T) {
 	if info, ok := d.Info(bs("nosuch")); ok {
 		t.Fatalf("info %+v", info)
 	}
-	d.ListPush(k, ListLeft, [][]byte{bs("a")}, false)
+	d.LPushEnd(k, ListLeft, [][]byte{bs("a")}, false)
 	if info, _ := d.Info(k); info.Type != TypeList || info.Encoding.String() != "quicklist" {
 		t.Fatalf("info %+v", info)
 	}
@@ -390,15 +390,15 @@ func TestListMemory(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		vals = append(vals, []byte(fmt.Sprintf("value-%06d", i)))
 	}
-	d.ListPush(bs("l"), ListRight, vals, false)
+	d.LPushEnd(bs("l"), ListRight, vals, false)
 	grown := e.UsedMemory() - base
 	if grown < 1000*14 || grown > 1000*40 {
 		t.Fatalf("1000 elements of 12 bytes account %d bytes", grown)
 	}
 	checkInvariants(t, e)
-	d.ListTrim(bs("l"), 0, 9)
+	d.LTrim(bs("l"), 0, 9)
 	checkInvariants(t, e)
-	d.ListPop(bs("l"), ListLeft, 10, func(int, int, []byte) {})
+	d.LPopEnd(bs("l"), ListLeft, 10, func(int, int, []byte) {})
 	if got := e.UsedMemory(); got != base {
 		t.Fatalf("used memory %d after emptying, was %d", got, base)
 	}
@@ -408,9 +408,9 @@ func TestListMemory(t *testing.T) {
 func TestListPosRankMin(t *testing.T) {
 	e, _ := newTestEngine(t, 2)
 	d := e.DB(0)
-	d.ListPush(bs("l"), ListRight, [][]byte{bs("a"), bs("b"), bs("a")}, false)
+	d.LPushEnd(bs("l"), ListRight, [][]byte{bs("a"), bs("b"), bs("a")}, false)
 	// Redis 7.0 negates LONG_MIN into itself: every match qualifies, from the tail.
-	pos, _ := d.ListPos(bs("l"), bs("a"), ListPosOptions{Rank: math.MinInt64, Count: -1})
+	pos, _ := d.LPos(bs("l"), bs("a"), ListPosOptions{Rank: math.MinInt64, Count: -1})
 	if !slices.Equal(pos, []int64{2}) {
 		t.Fatalf("LPOS RANK LONG_MIN = %v", pos)
 	}

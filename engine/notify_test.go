@@ -158,11 +158,11 @@ func TestNotifyQueue(t *testing.T) {
 	e, _, log := notifyEngine(t)
 	var q EventQueue
 	d := e.DB(1).WithEvents(&q)
-	if _, err := d.ListPush(bs("l"), ListRight, [][]byte{bs("a"), bs("b")}, false); err != nil {
+	if _, err := d.LPushEnd(bs("l"), ListRight, [][]byte{bs("a"), bs("b")}, false); err != nil {
 		t.Fatal(err)
 	}
 	pop := func(d DB) {
-		if _, err := d.ListPop(bs("l"), ListLeft, 5, func(int, int, []byte) {}); err != nil {
+		if _, err := d.LPopEnd(bs("l"), ListLeft, 5, func(int, int, []byte) {}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -174,16 +174,16 @@ func TestNotifyQueue(t *testing.T) {
 	q.Flush()
 	expectEvents(t, "second Flush", log.take())
 
-	d.ListPush(bs("l"), ListRight, [][]byte{bs("a")}, false)
+	d.LPushEnd(bs("l"), ListRight, [][]byte{bs("a")}, false)
 	pop(e.DB(1))
 	expectEvents(t, "no queue", log.take(), "1:del:l")
 
 	// A *STORE whose empty result deletes the destination reports "del",
 	// only when there was one.
-	d.SetAdd(bs("{s}a"), [][]byte{bs("1")}, defSetLimits)
-	d.SetAdd(bs("{s}dst"), [][]byte{bs("x")}, defSetLimits)
+	d.SAdd(bs("{s}a"), [][]byte{bs("1")}, defSetLimits)
+	d.SAdd(bs("{s}dst"), [][]byte{bs("x")}, defSetLimits)
 	for range 2 {
-		if _, err := d.SetCombineStore(SetInter, bs("{s}dst"), [][]byte{bs("{s}a"), bs("{s}none")}, defSetLimits); err != nil {
+		if _, err := d.SCombineStore(SetInter, bs("{s}dst"), [][]byte{bs("{s}a"), bs("{s}none")}, defSetLimits); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,9 +203,9 @@ func TestNotifyHandOff(t *testing.T) {
 		d := e.DB(0).WithEvents(q)
 		var err error
 		if zset {
-			_, err = d.ZSetBlockPop([][]byte{bs("z")}, true, 1, w)
+			_, err = d.BZPop([][]byte{bs("z")}, true, 1, w)
 		} else {
-			_, err = d.ListBlockPop([][]byte{bs("l")}, ListRight, -1, w)
+			_, err = d.BLPopEnd([][]byte{bs("l")}, ListRight, -1, w)
 		}
 		if err != nil || !w.Queued() {
 			t.Fatalf("%s did not block: %v", name, err)
@@ -215,7 +215,7 @@ func TestNotifyHandOff(t *testing.T) {
 	w1 := block(&w1Q, "w1", false)
 	w2 := block(&w2Q, "w2", false)
 	d := e.DB(0).WithEvents(&pusherQ)
-	if _, err := d.ListPush(bs("l"), ListRight, [][]byte{bs("a"), bs("b")}, false); err != nil {
+	if _, err := d.LPushEnd(bs("l"), ListRight, [][]byte{bs("a"), bs("b")}, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(woken) != 0 || len(log.events) != 0 {

@@ -27,11 +27,11 @@ func (d DB) Restore(it *SnapItem, lim RestoreLimits) (bool, error) {
 		_, err = d.Set(it.Key, it.Value, o)
 	case TypeList:
 		if len(it.Elems) > 0 {
-			_, err = d.ListPush(it.Key, ListRight, it.Elems, false)
+			_, err = d.LPushEnd(it.Key, ListRight, it.Elems, false)
 		}
 	case TypeSet:
 		if len(it.Elems) > 0 {
-			_, err = d.SetAdd(it.Key, it.Elems, lim.Set)
+			_, err = d.SAdd(it.Key, it.Elems, lim.Set)
 		}
 	case TypeHash:
 		pairs := make([][]byte, 0, 2*len(it.Fields))

@@ -43,7 +43,7 @@ type MemberSink interface {
 	IntMember(v int64)
 }
 
-// SetOp is the operation of SetCombine and SetCombineStore.
+// SetOp is the operation of SCombine and SCombineStore.
 type SetOp uint8
 
 // Set operations.
@@ -721,9 +721,9 @@ func (d DB) readSet(key []byte, fn func(s *setValue)) (bool, error) {
 	return found, err
 }
 
-// SetAdd adds members to the set at key, creating it (SADD). It returns
+// SAdd adds members to the set at key, creating it (SADD). It returns
 // how many were new.
-func (d DB) SetAdd(key []byte, members [][]byte, lim SetLimits) (int, error) {
+func (d DB) SAdd(key []byte, members [][]byte, lim SetLimits) (int, error) {
 	added := 0
 	_, err := d.withAggregate(key, TypeSet, newSetValue, func(a aggregate) (bool, error) {
 		s := a.(*setValue)
@@ -737,9 +737,9 @@ func (d DB) SetAdd(key []byte, members [][]byte, lim SetLimits) (int, error) {
 	return added, err
 }
 
-// SetRemove removes members from the set at key (SREM) and returns how
+// SRem removes members from the set at key (SREM) and returns how
 // many it held; an emptied set is deleted.
-func (d DB) SetRemove(key []byte, members [][]byte) (int, error) {
+func (d DB) SRem(key []byte, members [][]byte) (int, error) {
 	removed := 0
 	_, err := d.withAggregate(key, TypeSet, nil, func(a aggregate) (bool, error) {
 		s := a.(*setValue)
@@ -753,23 +753,23 @@ func (d DB) SetRemove(key []byte, members [][]byte) (int, error) {
 	return removed, err
 }
 
-// SetCard returns the number of members (SCARD); 0 for a missing key.
-func (d DB) SetCard(key []byte) (int, error) {
+// SCard returns the number of members (SCARD); 0 for a missing key.
+func (d DB) SCard(key []byte) (int, error) {
 	n := 0
 	_, err := d.readSet(key, func(s *setValue) { n = s.length() })
 	return n, err
 }
 
-// SetIsMember reports whether m is a member (SISMEMBER).
-func (d DB) SetIsMember(key, m []byte) (bool, error) {
+// SIsMember reports whether m is a member (SISMEMBER).
+func (d DB) SIsMember(key, m []byte) (bool, error) {
 	ok := false
 	_, err := d.readSet(key, func(s *setValue) { ok = s.contains(m) })
 	return ok, err
 }
 
-// SetIsMembers appends to dst, for each of members, whether it is a member
+// SMIsMember appends to dst, for each of members, whether it is a member
 // (SMISMEMBER).
-func (d DB) SetIsMembers(key []byte, members [][]byte, dst []bool) ([]bool, error) {
+func (d DB) SMIsMember(key []byte, members [][]byte, dst []bool) ([]bool, error) {
 	found, err := d.readSet(key, func(s *setValue) {
 		for _, m := range members {
 			dst = append(dst, s.contains(m))
@@ -783,17 +783,17 @@ func (d DB) SetIsMembers(key []byte, members [][]byte, dst []bool) ([]bool, erro
 	return dst, err
 }
 
-// SetMembers sends every member to out (SMEMBERS) and returns how many;
+// SMembers sends every member to out (SMEMBERS) and returns how many;
 // an intset's come in ascending order.
-func (d DB) SetMembers(key []byte, out MemberSink) (int, error) {
+func (d DB) SMembers(key []byte, out MemberSink) (int, error) {
 	n := 0
 	_, err := d.readSet(key, func(s *setValue) { n = s.emitAll(out) })
 	return n, err
 }
 
-// SetPopOne removes a random member and appends it to buf (SPOP without a
+// SPopOne removes a random member and appends it to buf (SPOP without a
 // count); ok is false for a missing key.
-func (d DB) SetPopOne(key, buf []byte) (member []byte, ok bool, err error) {
+func (d DB) SPopOne(key, buf []byte) (member []byte, ok bool, err error) {
 	ok, err = d.withAggregate(key, TypeSet, nil, func(a aggregate) (bool, error) {
 		s := a.(*setValue)
 		p := s.randomPos()
@@ -809,7 +809,7 @@ func (d DB) SetPopOne(key, buf []byte) (member []byte, ok bool, err error) {
 // and returns the rest.
 const spopMoveStrategyMul = 5
 
-// SetPop removes count random members and sends them to out (SPOP with a
+// SPop removes count random members and sends them to out (SPOP with a
 // count), returning how many. A missing key or a count of 0 sends none.
 // It follows Redis's three strategies, which show in the result's order
 // and in the encoding left behind: count >= size returns the whole set,
@@ -817,7 +817,7 @@ const spopMoveStrategyMul = 5
 // members are popped one by one; when few would remain, the remaining
 // ones are picked into a new set, whose encoding is derived afresh (a
 // hashtable can become an intset again).
-func (d DB) SetPop(key []byte, count uint64, lim SetLimits, out MemberSink) (int, error) {
+func (d DB) SPop(key []byte, count uint64, lim SetLimits, out MemberSink) (int, error) {
 	n := 0
 	_, err := d.withAggregate(key, TypeSet, nil, func(a aggregate) (bool, error) {
 		if count == 0 {
@@ -851,9 +851,9 @@ func (d DB) SetPop(key []byte, count uint64, lim SetLimits, out MemberSink) (int
 	return n, err
 }
 
-// SetRandMember appends a random member to buf (SRANDMEMBER without a
+// SRandMember appends a random member to buf (SRANDMEMBER without a
 // count); ok is false for a missing key.
-func (d DB) SetRandMember(key, buf []byte) (member []byte, ok bool, err error) {
+func (d DB) SRandMember(key, buf []byte) (member []byte, ok bool, err error) {
 	ok, err = d.readSet(key, func(s *setValue) {
 		buf = append(buf, s.memberAt(s.randomPos(), buf[len(buf):])...)
 	})
@@ -864,11 +864,11 @@ func (d DB) SetRandMember(key, buf []byte) (member []byte, ok bool, err error) {
 // count above size/3, pick by removing from a copy of the set.
 const srandmemberSubStrategyMul = 3
 
-// SetRandMembers sends random members to out (SRANDMEMBER with a count)
+// SRandMembers sends random members to out (SRANDMEMBER with a count)
 // and returns how many: count distinct ones (at most the set's size) when
 // count >= 0, -count possibly repeated ones when it is negative. A count of
 // at least the set's size sends the whole set in its iteration order.
-func (d DB) SetRandMembers(key []byte, count int64, out MemberSink) (int, error) {
+func (d DB) SRandMembers(key []byte, count int64, out MemberSink) (int, error) {
 	n := 0
 	_, err := d.readSet(key, func(s *setValue) {
 		size := s.length()
@@ -923,18 +923,13 @@ func (d DB) SetRandMembers(key []byte, count int64, out MemberSink) (int, error)
 	return n, err
 }
 
-// SetMove moves member from the set src to the set dst (SMOVE) and
+// SMove moves member from the set src to the set dst (SMOVE) and
 // reports whether src held it. A missing src moves nothing, whatever dst
 // holds; otherwise a dst of another type is ErrWrongType even when src
-// lacks the member. Moving to the same key only checks membership.
-func (d DB) SetMove(src, dst, member []byte, lim SetLimits) (bool, error) {
-	moved, _, err := d.SetMoveAdded(src, dst, member, lim)
-	return moved, err
-}
-
-// SetMoveAdded is SetMove that also reports whether dst gained the member
-// (it may hold it already): Redis's SMOVE reports "sadd" only then.
-func (d DB) SetMoveAdded(src, dst, member []byte, lim SetLimits) (moved, added bool, err error) {
+// lacks the member. Moving to the same key only checks membership. It
+// also reports whether dst gained the member (it may hold it already):
+// Redis's SMOVE reports "sadd" only then.
+func (d DB) SMove(src, dst, member []byte, lim SetLimits) (moved, added bool, err error) {
 	err = d.WithKeys([][]byte{src, dst}, func(tx *KeyTx) error {
 		switch tx.Type(0) {
 		case TypeNone:
@@ -1081,11 +1076,11 @@ func setLen(s *setValue) int {
 	return s.length()
 }
 
-// SetCombine sends the union, intersection or difference of the sets at
+// SCombine sends the union, intersection or difference of the sets at
 // keys to out (SUNION, SINTER, SDIFF, SMEMBERS) and returns how many
 // members it sent. Missing keys are empty sets; the first key of another
 // type is ErrWrongType.
-func (d DB) SetCombine(op SetOp, keys [][]byte, lim SetLimits, out MemberSink) (int, error) {
+func (d DB) SCombine(op SetOp, keys [][]byte, lim SetLimits, out MemberSink) (int, error) {
 	n := 0
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
 		sets, err := loadSets(tx, 0, len(keys))
@@ -1106,11 +1101,11 @@ func (d DB) SetCombine(op SetOp, keys [][]byte, lim SetLimits, out MemberSink) (
 	return n, err
 }
 
-// SetCombineStore stores the union, intersection or difference of the
+// SCombineStore stores the union, intersection or difference of the
 // sets at keys in dst, replacing whatever dst held and its expiry, or
 // deleting dst when the result is empty (SUNIONSTORE, SINTERSTORE,
 // SDIFFSTORE). It returns the result's size.
-func (d DB) SetCombineStore(op SetOp, dst []byte, keys [][]byte, lim SetLimits) (int, error) {
+func (d DB) SCombineStore(op SetOp, dst []byte, keys [][]byte, lim SetLimits) (int, error) {
 	n := 0
 	all := make([][]byte, 0, len(keys)+1)
 	all = append(append(all, dst), keys...)
@@ -1136,9 +1131,9 @@ func (d DB) SetCombineStore(op SetOp, dst []byte, keys [][]byte, lim SetLimits) 
 	return n, err
 }
 
-// SetInterCard returns the size of the intersection of the sets at keys,
+// SInterCard returns the size of the intersection of the sets at keys,
 // counting no further than limit when limit > 0 (SINTERCARD).
-func (d DB) SetInterCard(keys [][]byte, limit int64) (int64, error) {
+func (d DB) SInterCard(keys [][]byte, limit int64) (int64, error) {
 	var n int64
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
 		sets, err := loadSets(tx, 0, len(keys))
@@ -1154,13 +1149,13 @@ func (d DB) SetInterCard(keys [][]byte, limit int64) (int64, error) {
 	return n, err
 }
 
-// SetScan sends a batch of members matching match (nil: all) to out
+// SScan sends a batch of members matching match (nil: all) to out
 // (SSCAN) and returns the next cursor (0 when done) and how many members
 // it sent. An intset is sent whole in one call, as Redis does. A hashtable
 // is walked in hash order, about count members a call (counted before
 // matching, as Redis counts), so a member present for the whole iteration
 // is sent exactly once. A missing key sends nothing.
-func (d DB) SetScan(key []byte, cursor uint64, count int, match func(m []byte) bool, out MemberSink) (next uint64, sent int, err error) {
+func (d DB) SScan(key []byte, cursor uint64, count int, match func(m []byte) bool, out MemberSink) (next uint64, sent int, err error) {
 	_, err = d.readSet(key, func(s *setValue) {
 		if s.ht == nil {
 			var tmp [20]byte

@@ -32,7 +32,7 @@ func setBenchDB(b *testing.B, key string, n int) DB {
 	for i := 0; i < n; i++ {
 		batch = append(batch, setBenchMember(i))
 		if len(batch) == cap(batch) || i == n-1 {
-			if _, err := d.SetAdd([]byte(key), batch, defSetLimits); err != nil {
+			if _, err := d.SAdd([]byte(key), batch, defSetLimits); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]
@@ -59,8 +59,8 @@ func BenchmarkSetAddRemove(b *testing.B) {
 		key := []byte("s")
 		m := [][]byte{[]byte("transient-member")}
 		for i := 0; i < b.N; i++ {
-			d.SetAdd(key, m, defSetLimits)
-			d.SetRemove(key, m)
+			d.SAdd(key, m, defSetLimits)
+			d.SRem(key, m)
 		}
 	})
 }
@@ -74,7 +74,7 @@ func BenchmarkSetAddExisting(b *testing.B) {
 			ms[i] = [][]byte{setBenchMember(i * 7919 % n)}
 		}
 		for i := 0; i < b.N; i++ {
-			d.SetAdd(key, ms[i&1023], defSetLimits)
+			d.SAdd(key, ms[i&1023], defSetLimits)
 		}
 	})
 }
@@ -87,7 +87,7 @@ func BenchmarkSetIsMember(b *testing.B) {
 			ms[i] = setBenchMember(i * 7919 % n)
 		}
 		for i := 0; i < b.N; i++ {
-			if ok, _ := d.SetIsMember(key, ms[i&1023]); !ok {
+			if ok, _ := d.SIsMember(key, ms[i&1023]); !ok {
 				b.Fatal("not a member")
 			}
 		}
@@ -101,14 +101,14 @@ func BenchmarkSetIsMemberIntset(b *testing.B) {
 	for i := 0; i < 512; i++ {
 		ms = append(ms, strconv.AppendInt(nil, int64(i*1000), 10))
 	}
-	d.SetAdd([]byte("i"), ms, defSetLimits)
+	d.SAdd([]byte("i"), ms, defSetLimits)
 	if setEncodingOf(d, "i") != "intset" {
 		b.Fatal("not an intset")
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d.SetIsMember([]byte("i"), ms[i&511])
+		d.SIsMember([]byte("i"), ms[i&511])
 	}
 }
 
@@ -116,7 +116,7 @@ func BenchmarkSetMembers(b *testing.B) {
 	eachSetSize(b, func(b *testing.B, n int, d DB) {
 		var sink setDiscardSink
 		for i := 0; i < b.N; i++ {
-			d.SetMembers([]byte("s"), &sink)
+			d.SMembers([]byte("s"), &sink)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/member")
 	})
@@ -126,7 +126,7 @@ func BenchmarkSetRandMember(b *testing.B) {
 	eachSetSize(b, func(b *testing.B, n int, d DB) {
 		buf := make([]byte, 0, 64)
 		for i := 0; i < b.N; i++ {
-			d.SetRandMember([]byte("s"), buf[:0])
+			d.SRandMember([]byte("s"), buf[:0])
 		}
 	})
 }
@@ -135,7 +135,7 @@ func BenchmarkSetRandMembers10(b *testing.B) {
 	eachSetSize(b, func(b *testing.B, n int, d DB) {
 		var sink setDiscardSink
 		for i := 0; i < b.N; i++ {
-			d.SetRandMembers([]byte("s"), 10, &sink)
+			d.SRandMembers([]byte("s"), 10, &sink)
 		}
 	})
 }
@@ -147,9 +147,9 @@ func BenchmarkSetPopAdd(b *testing.B) {
 		buf := make([]byte, 0, 64)
 		m := make([][]byte, 1)
 		for i := 0; i < b.N; i++ {
-			got, _, _ := d.SetPopOne(key, buf[:0])
+			got, _, _ := d.SPopOne(key, buf[:0])
 			m[0] = got
-			d.SetAdd(key, m, defSetLimits)
+			d.SAdd(key, m, defSetLimits)
 		}
 	})
 }
@@ -162,12 +162,12 @@ func BenchmarkSetInter(b *testing.B) {
 		for i := n / 2; i < n+n/2; i++ {
 			batch = append(batch, setBenchMember(i))
 		}
-		d.SetAdd([]byte("t"), batch, defSetLimits)
+		d.SAdd([]byte("t"), batch, defSetLimits)
 		b.ResetTimer()
 		var sink setDiscardSink
 		for i := 0; i < b.N; i++ {
 			sink.n = 0
-			d.SetCombine(SetInter, [][]byte{[]byte("s"), []byte("t")}, defSetLimits, &sink)
+			d.SCombine(SetInter, [][]byte{[]byte("s"), []byte("t")}, defSetLimits, &sink)
 		}
 		if sink.n != n/2 {
 			b.Fatalf("intersection of %d", sink.n)
@@ -181,7 +181,7 @@ func BenchmarkSetScan10(b *testing.B) {
 		var sink setDiscardSink
 		cursor := uint64(0)
 		for i := 0; i < b.N; i++ {
-			cursor, _, _ = d.SetScan([]byte("s"), cursor, 10, nil, &sink)
+			cursor, _, _ = d.SScan([]byte("s"), cursor, 10, nil, &sink)
 		}
 	})
 }
@@ -205,7 +205,7 @@ func BenchmarkSetMemoryPerMember(b *testing.B) {
 		runtime.GC()
 		gcTime := time.Since(gcStart)
 		runtime.ReadMemStats(&after)
-		if c, _ := d.SetCard([]byte("s")); c != n {
+		if c, _ := d.SCard([]byte("s")); c != n {
 			b.Fatalf("card %d", c)
 		}
 		b.ReportMetric(float64(d.e.UsedMemory())/n, "accounted-B/member")

@@ -350,9 +350,9 @@ func TestSetDBAgainstModel(t *testing.T) {
 				}
 				seen[m] = true
 			}
-			got, err := d.SetAdd([]byte(k), ms, lim)
+			got, err := d.SAdd([]byte(k), ms, lim)
 			if err != nil || got != want {
-				t.Fatalf("SetAdd %s %q = %d %v, want %d", k, ms, got, err, want)
+				t.Fatalf("SAdd %s %q = %d %v, want %d", k, ms, got, err, want)
 			}
 			for m := range seen {
 				get(k)[m] = true
@@ -363,29 +363,29 @@ func TestSetDBAgainstModel(t *testing.T) {
 			if get(k)[m] {
 				want = 1
 			}
-			got, err := d.SetRemove([]byte(k), [][]byte{[]byte(m)})
+			got, err := d.SRem([]byte(k), [][]byte{[]byte(m)})
 			if err != nil || got != want {
-				t.Fatalf("SetRemove = %d %v, want %d", got, err, want)
+				t.Fatalf("SRem = %d %v, want %d", got, err, want)
 			}
 			delete(get(k), m)
 		case 5:
 			var c setCollectSink
-			n, err := d.SetPop([]byte(k), uint64(rng.IntN(5)), lim, &c)
+			n, err := d.SPop([]byte(k), uint64(rng.IntN(5)), lim, &c)
 			if err != nil || n != len(c.got) {
-				t.Fatalf("SetPop: %d %v %v", n, err, c.got)
+				t.Fatalf("SPop: %d %v %v", n, err, c.got)
 			}
 			for _, m := range c.got {
 				if !get(k)[m] {
-					t.Fatalf("SetPop returned %q, not a member of %v", m, setModelKeys(get(k)))
+					t.Fatalf("SPop returned %q, not a member of %v", m, setModelKeys(get(k)))
 				}
 				delete(get(k), m)
 			}
 		case 6:
 			dst := keys[rng.IntN(len(keys))]
 			m := member()
-			moved, err := d.SetMove([]byte(k), []byte(dst), []byte(m), lim)
+			moved, _, err := d.SMove([]byte(k), []byte(dst), []byte(m), lim)
 			if err != nil || moved != get(k)[m] {
-				t.Fatalf("SetMove %s %s %s = %v %v", k, dst, m, moved, err)
+				t.Fatalf("SMove %s %s %s = %v %v", k, dst, m, moved, err)
 			}
 			if moved {
 				delete(get(k), m)
@@ -406,15 +406,15 @@ func TestSetDBAgainstModel(t *testing.T) {
 					want[m] = true
 				}
 			}
-			n, err := d.SetCombineStore(op, []byte(k), srcs, lim)
+			n, err := d.SCombineStore(op, []byte(k), srcs, lim)
 			if err != nil || n != len(want) {
-				t.Fatalf("SetCombineStore %d %s %q = %d %v, want %d", op, k, srcs, n, err, len(want))
+				t.Fatalf("SCombineStore %d %s %q = %d %v, want %d", op, k, srcs, n, err, len(want))
 			}
 			model[k] = want
 		}
 		for _, key := range keys {
 			var c setCollectSink
-			n, err := d.SetMembers([]byte(key), &c)
+			n, err := d.SMembers([]byte(key), &c)
 			want := setModelKeys(get(key))
 			if err != nil || n != len(want) || !slices.Equal(setSortedCopy(c.got), want) {
 				t.Fatalf("op %d: %s = %v, want %v", op, key, c.got, want)
@@ -444,7 +444,7 @@ func setAdd(t *testing.T, d DB, key string, lim SetLimits, members ...string) {
 	for i, m := range members {
 		ms[i] = []byte(m)
 	}
-	if _, err := d.SetAdd([]byte(key), ms, lim); err != nil {
+	if _, err := d.SAdd([]byte(key), ms, lim); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -473,11 +473,11 @@ func TestSetPopStrategies(t *testing.T) {
 	for try := 0; try < 50; try++ {
 		setAdd(t, d, "y", defSetLimits, "a", "1", "2", "3", "4", "5", "6", "7", "8", "9")
 		var c setCollectSink
-		if n, err := d.SetPop(bs("y"), 9, defSetLimits, &c); n != 9 || err != nil {
+		if n, err := d.SPop(bs("y"), 9, defSetLimits, &c); n != 9 || err != nil {
 			t.Fatal(n, err)
 		}
 		var rest setCollectSink
-		d.SetMembers(bs("y"), &rest)
+		d.SMembers(bs("y"), &rest)
 		want := "intset"
 		if rest.got[0] == "a" {
 			want = "hashtable"
@@ -489,16 +489,16 @@ func TestSetPopStrategies(t *testing.T) {
 	}
 	// Case 2 keeps the encoding.
 	setAdd(t, d, "h", defSetLimits, "a", "1", "2", "3", "4", "5", "6", "7", "8", "9")
-	d.SetPop(bs("h"), 1, defSetLimits, &setCollectSink{})
-	d.SetRemove(bs("h"), setKeyArgs("a"))
+	d.SPop(bs("h"), 1, defSetLimits, &setCollectSink{})
+	d.SRem(bs("h"), setKeyArgs("a"))
 	if got := setEncodingOf(d, "h"); got != "hashtable" {
 		t.Fatalf("popping a few converted: %s", got)
 	}
 	// Popping everything returns SUNION's order (sorted for integers,
 	// even from a hashtable) and deletes the key.
 	var all setCollectSink
-	card, _ := d.SetCard(bs("h"))
-	n, _ := d.SetPop(bs("h"), 100, defSetLimits, &all)
+	card, _ := d.SCard(bs("h"))
+	n, _ := d.SPop(bs("h"), 100, defSetLimits, &all)
 	if n != card || !setSortedInts(all.got) {
 		t.Fatalf("pop all: %v", all.got)
 	}
@@ -531,7 +531,7 @@ func TestSetRandMembers(t *testing.T) {
 	setAdd(t, d, "s", defSetLimits, ms...)
 	for _, count := range []int64{1, 2, 10, 33, 34, 50, 99, 100, 1000} {
 		var c setCollectSink
-		n, err := d.SetRandMembers(bs("s"), count, &c)
+		n, err := d.SRandMembers(bs("s"), count, &c)
 		want := int(min(count, 100))
 		if err != nil || n != want || len(c.got) != want {
 			t.Fatalf("count %d: %d %v", count, n, err)
@@ -552,7 +552,7 @@ func TestSetRandMembers(t *testing.T) {
 	setAdd(t, d, "big", defSetLimits, big...)
 	for _, count := range []int64{65, 200, 333, 334, 999} {
 		var c setCollectSink
-		if n, _ := d.SetRandMembers(bs("big"), count, &c); n != int(count) {
+		if n, _ := d.SRandMembers(bs("big"), count, &c); n != int(count) {
 			t.Fatalf("big count %d: %d", count, n)
 		}
 		seen := map[string]bool{}
@@ -564,7 +564,7 @@ func TestSetRandMembers(t *testing.T) {
 		}
 	}
 	var c setCollectSink
-	if n, _ := d.SetRandMembers(bs("s"), -500, &c); n != 500 {
+	if n, _ := d.SRandMembers(bs("s"), -500, &c); n != 500 {
 		t.Fatalf("negative count: %d", n)
 	}
 	for _, m := range c.got {
@@ -572,16 +572,16 @@ func TestSetRandMembers(t *testing.T) {
 			t.Fatalf("foreign %q", m)
 		}
 	}
-	if n, _ := d.SetRandMembers(bs("nosuch"), 5, &c); n != 0 {
+	if n, _ := d.SRandMembers(bs("nosuch"), 5, &c); n != 0 {
 		t.Fatal("missing key")
 	}
-	m, ok, err := d.SetRandMember(bs("s"), nil)
+	m, ok, err := d.SRandMember(bs("s"), nil)
 	if !ok || err != nil || !slices.Contains(ms, string(m)) {
-		t.Fatalf("SetRandMember: %q %v %v", m, ok, err)
+		t.Fatalf("SRandMember: %q %v %v", m, ok, err)
 	}
 	// Reads do not change memory or the set.
 	before := e.UsedMemory()
-	d.SetRandMembers(bs("s"), 60, &setCollectSink{})
+	d.SRandMembers(bs("s"), 60, &setCollectSink{})
 	if e.UsedMemory() != before {
 		t.Fatal("SRANDMEMBER changed memory")
 	}
@@ -598,40 +598,40 @@ func TestSetCombineOrderAndEncoding(t *testing.T) {
 	setAdd(t, d, "{x}i", lim, "3", "1", "2")
 	// SDIFF's second algorithm adds all of t first, so the result is a
 	// hashtable even when it would fit an intset.
-	n, _ := d.SetCombineStore(SetDiff, bs("{x}v"), setKeyArgs("{x}t", "{x}w", "{x}x"), lim)
+	n, _ := d.SCombineStore(SetDiff, bs("{x}v"), setKeyArgs("{x}t", "{x}w", "{x}x"), lim)
 	if n != 4 || setEncodingOf(d, "{x}v") != "hashtable" {
 		t.Fatalf("sdiffstore: %d %s", n, setEncodingOf(d, "{x}v"))
 	}
 	// The first algorithm adds survivors only.
-	n, _ = d.SetCombineStore(SetDiff, bs("{x}v"), setKeyArgs("{x}i", "{x}w"), lim)
+	n, _ = d.SCombineStore(SetDiff, bs("{x}v"), setKeyArgs("{x}i", "{x}w"), lim)
 	if n != 1 || setEncodingOf(d, "{x}v") != "intset" {
 		t.Fatalf("sdiffstore small: %d %s", n, setEncodingOf(d, "{x}v"))
 	}
 	// SINTER walks the smallest set: an intset gives ascending order.
 	var c setCollectSink
-	d.SetCombine(SetInter, setKeyArgs("{x}t", "{x}i"), lim, &c)
+	d.SCombine(SetInter, setKeyArgs("{x}t", "{x}i"), lim, &c)
 	if !slices.Equal(c.got, []string{"1", "2", "3"}) {
 		t.Fatalf("sinter = %v", c.got)
 	}
 	// A missing key empties an intersection, but a wrong type is still an
 	// error.
 	mustSet(t, d, "{x}str", "v", SetOptions{})
-	if _, err := d.SetCombine(SetInter, setKeyArgs("{x}nosuch", "{x}str"), lim, &c); err != ErrWrongType {
+	if _, err := d.SCombine(SetInter, setKeyArgs("{x}nosuch", "{x}str"), lim, &c); err != ErrWrongType {
 		t.Fatalf("sinter nosuch str: %v", err)
 	}
 	// Stores replace any type and delete on an empty result.
-	n, _ = d.SetCombineStore(SetUnion, bs("{x}str"), setKeyArgs("{x}w", "{x}i"), lim)
+	n, _ = d.SCombineStore(SetUnion, bs("{x}str"), setKeyArgs("{x}w", "{x}i"), lim)
 	if n != 3 || setEncodingOf(d, "{x}str") != "intset" {
 		t.Fatalf("sunionstore over a string: %d %s", n, setEncodingOf(d, "{x}str"))
 	}
-	n, _ = d.SetCombineStore(SetInter, bs("{x}str"), setKeyArgs("{x}w", "{x}nosuch"), lim)
+	n, _ = d.SCombineStore(SetInter, bs("{x}str"), setKeyArgs("{x}w", "{x}nosuch"), lim)
 	if n != 0 || d.Exists(bs("{x}str")) != 0 {
 		t.Fatal("empty store kept the key")
 	}
-	if c, _ := d.SetInterCard(setKeyArgs("{x}t", "{x}t"), 4); c != 4 {
+	if c, _ := d.SInterCard(setKeyArgs("{x}t", "{x}t"), 4); c != 4 {
 		t.Fatalf("sintercard limit: %d", c)
 	}
-	if c, _ := d.SetInterCard(setKeyArgs("{x}t", "{x}x"), 0); c != 4 {
+	if c, _ := d.SInterCard(setKeyArgs("{x}t", "{x}x"), 0); c != 4 {
 		t.Fatalf("sintercard: %d", c)
 	}
 	checkInvariants(t, e)
@@ -642,16 +642,16 @@ func TestSetMoveRules(t *testing.T) {
 	d := e.DB(0)
 	mustSet(t, d, "str", "v", SetOptions{})
 	setAdd(t, d, "a", defSetLimits, "1")
-	if ok, err := d.SetMove(bs("nosuch"), bs("str"), bs("m"), defSetLimits); ok || err != nil {
+	if ok, _, err := d.SMove(bs("nosuch"), bs("str"), bs("m"), defSetLimits); ok || err != nil {
 		t.Fatal("missing src must give 0 whatever dst is")
 	}
-	if _, err := d.SetMove(bs("a"), bs("str"), bs("zz"), defSetLimits); err != ErrWrongType {
+	if _, _, err := d.SMove(bs("a"), bs("str"), bs("zz"), defSetLimits); err != ErrWrongType {
 		t.Fatal("wrong-type dst must fail even without the member")
 	}
-	if ok, _ := d.SetMove(bs("a"), bs("a"), bs("1"), defSetLimits); !ok {
+	if ok, _, _ := d.SMove(bs("a"), bs("a"), bs("1"), defSetLimits); !ok {
 		t.Fatal("same key: member")
 	}
-	if ok, _ := d.SetMove(bs("a"), bs("b"), bs("1"), defSetLimits); !ok || d.Exists(bs("a")) != 0 {
+	if ok, _, _ := d.SMove(bs("a"), bs("b"), bs("1"), defSetLimits); !ok || d.Exists(bs("a")) != 0 {
 		t.Fatal("move of the last member must delete src")
 	}
 	if setEncodingOf(d, "b") != "intset" {
@@ -665,7 +665,7 @@ func TestSetScanDB(t *testing.T) {
 	d := e.DB(0)
 	setAdd(t, d, "i", defSetLimits, "5", "1", "3")
 	var c setCollectSink
-	next, sent, err := d.SetScan(bs("i"), 99, 1, nil, &c)
+	next, sent, err := d.SScan(bs("i"), 99, 1, nil, &c)
 	if next != 0 || sent != 3 || err != nil || !slices.Equal(c.got, []string{"1", "3", "5"}) {
 		t.Fatalf("intset scan: %d %d %v %v", next, sent, err, c.got)
 	}
@@ -679,7 +679,7 @@ func TestSetScanDB(t *testing.T) {
 	calls := 0
 	for {
 		var c setCollectSink
-		cursor, _, _ = d.SetScan(bs("h"), cursor, 10, nil, &c)
+		cursor, _, _ = d.SScan(bs("h"), cursor, 10, nil, &c)
 		calls++
 		for _, m := range c.got {
 			seen[m]++
@@ -706,13 +706,13 @@ func TestSetMemoryTracksSize(t *testing.T) {
 	for i := 0; i < 100000; i++ {
 		ms = append(ms, []byte(fmt.Sprintf("member:%d", i)))
 	}
-	d.SetAdd(bs("big"), ms, defSetLimits)
+	d.SAdd(bs("big"), ms, defSetLimits)
 	grown := e.UsedMemory() - base
 	if per := grown / 100000; per < 15 || per > 40 {
 		t.Fatalf("%d bytes per member", per)
 	}
 	checkInvariants(t, e)
-	d.SetRemove(bs("big"), ms[:99990])
+	d.SRem(bs("big"), ms[:99990])
 	if after := e.UsedMemory() - base; after > 2048 {
 		t.Fatalf("10 members left hold %d bytes", after)
 	}
@@ -721,8 +721,8 @@ func TestSetMemoryTracksSize(t *testing.T) {
 	if ok, err := d.Copy(bs("big"), d, bs("copy"), false); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	d.SetAdd(bs("copy"), setKeyArgs("new"), defSetLimits)
-	if n, _ := d.SetCard(bs("big")); n != 10 {
+	d.SAdd(bs("copy"), setKeyArgs("new"), defSetLimits)
+	if n, _ := d.SCard(bs("big")); n != 10 {
 		t.Fatal("copy shares the source")
 	}
 	checkInvariants(t, e)

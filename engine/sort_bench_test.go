@@ -17,7 +17,7 @@ func BenchmarkSort(b *testing.B) {
 			v := []byte(strconv.Itoa((i * 7919) % n))
 			batch = append(batch, v)
 			if len(batch) == cap(batch) || i == n-1 {
-				d.ListPush(key, ListRight, batch, false)
+				d.LPushEnd(key, ListRight, batch, false)
 				batch = batch[:0]
 			}
 			d.Set([]byte("w_"+string(v)), []byte(strconv.Itoa(n-i)), SetOptions{})

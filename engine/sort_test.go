@@ -108,7 +108,7 @@ func TestSortRandomized(t *testing.T) {
 			vals = append(vals, []byte(strconv.Itoa(rng.IntN(30)-10)))
 		}
 		if n > 0 {
-			if _, err := d.ListPush(key, ListRight, vals, false); err != nil {
+			if _, err := d.LPushEnd(key, ListRight, vals, false); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -149,7 +149,7 @@ func TestSortRandomized(t *testing.T) {
 			t.Fatalf("SortStore = %d, %v; want %d", k, err, len(want))
 		}
 		var stored [][]byte
-		d.ListRange([]byte("dst"), 0, -1, func(_, _ int, v []byte) { stored = append(stored, bytes.Clone(v)) })
+		d.LRange([]byte("dst"), 0, -1, func(_, _ int, v []byte) { stored = append(stored, bytes.Clone(v)) })
 		if fmt.Sprintf("%q", stored) != fmt.Sprintf("%q", want) {
 			t.Fatalf("stored %q; want %q", stored, want)
 		}

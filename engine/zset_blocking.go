@@ -1,9 +1,9 @@
 package engine
 
 // Blocking sorted-set pops (BZPOPMIN, BZPOPMAX, BZMPOP): the machinery of
-// blocking.go with the hand-off zsetPopCopies, as ListBlockPop for lists.
+// blocking.go with the hand-off zsetPopCopies, as BLPopEnd for lists.
 
-// ZSetBlockPop pops up to count of the lowest (highest when max) members of
+// BZPop pops up to count of the lowest (highest when max) members of
 // the first non-empty sorted set of keys, in one transaction over the keys.
 // A key of another type met first fails with ErrWrongType. When every key
 // is missing and w is not nil, w is queued on each key, under the same
@@ -11,7 +11,7 @@ package engine
 // hands the waiter its pop (Waiter.ZSetResult) and wakes it. The caller
 // calls w.Done once the command completed, or w.Cancel on timeout or
 // disconnect. It returns nil, nil when nothing was popped.
-func (d DB) ZSetBlockPop(keys [][]byte, max bool, count int, w *Waiter) (*ZPopResult, error) {
+func (d DB) BZPop(keys [][]byte, max bool, count int, w *Waiter) (*ZPopResult, error) {
 	n := count
 	if n < 1 {
 		n = 1
@@ -48,7 +48,7 @@ func (d DB) ZSetBlockPop(keys [][]byte, max bool, count int, w *Waiter) (*ZPopRe
 	return res, err
 }
 
-// ZSetResult returns what a write handed to a waiter of ZSetBlockPop, or
+// ZSetResult returns what a write handed to a waiter of BZPop, or
 // nil when it has not been served.
 func (w *Waiter) ZSetResult() *ZPopResult {
 	r, _ := w.Result().(*ZPopResult)

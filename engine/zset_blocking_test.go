@@ -19,9 +19,9 @@ func zblockPop(t *testing.T, d DB, w *testWaiter, max bool, count int, keys ...s
 	for _, k := range keys {
 		ks = append(ks, bs(k))
 	}
-	res, err := d.ZSetBlockPop(ks, max, count, w.Waiter)
+	res, err := d.BZPop(ks, max, count, w.Waiter)
 	if res != nil || err != nil {
-		t.Fatalf("ZSetBlockPop %v did not block: %v %v", keys, res, err)
+		t.Fatalf("BZPop %v did not block: %v %v", keys, res, err)
 	}
 }
 
@@ -67,11 +67,11 @@ func TestZSetBlockPopReady(t *testing.T) {
 	d := e.DB(0)
 	zadd(t, d, "z", 1.0, "a", 2.0, "b", 3.0, "c")
 	w := newTestWaiter(e)
-	res, err := d.ZSetBlockPop([][]byte{bs("nosuch"), bs("z")}, false, -1, w.Waiter)
+	res, err := d.BZPop([][]byte{bs("nosuch"), bs("z")}, false, -1, w.Waiter)
 	if err != nil || zresultString(res) != "z:[a=1]" {
 		t.Fatalf("min: %s %v", zresultString(res), err)
 	}
-	res, _ = d.ZSetBlockPop([][]byte{bs("z")}, true, 5, nil)
+	res, _ = d.BZPop([][]byte{bs("z")}, true, 5, nil)
 	if zresultString(res) != "z:[c=3 b=2]" {
 		t.Fatalf("max count: %s", zresultString(res))
 	}
@@ -85,21 +85,21 @@ func TestZSetBlockPopReady(t *testing.T) {
 	// Wrong type first: an error, nothing queued. A sorted set before it wins.
 	mustSet(t, d, "s", "v", SetOptions{})
 	w = newTestWaiter(e)
-	if _, err := d.ZSetBlockPop([][]byte{bs("nosuch"), bs("s"), bs("z")}, false, 1, w.Waiter); err != ErrWrongType {
+	if _, err := d.BZPop([][]byte{bs("nosuch"), bs("s"), bs("z")}, false, 1, w.Waiter); err != ErrWrongType {
 		t.Fatalf("wrong type: %v", err)
 	}
 	w.Done()
 	zadd(t, d, "z", 1.0, "a")
-	if res, err := d.ZSetBlockPop([][]byte{bs("z"), bs("s")}, false, 1, nil); err != nil || zresultString(res) != "z:[a=1]" {
+	if res, err := d.BZPop([][]byte{bs("z"), bs("s")}, false, 1, nil); err != nil || zresultString(res) != "z:[a=1]" {
 		t.Fatalf("zset before string: %s %v", zresultString(res), err)
 	}
 	// A list is another type too.
-	d.ListPush(bs("l"), ListRight, [][]byte{bs("x")}, false)
-	if _, err := d.ZSetBlockPop([][]byte{bs("l")}, false, 1, nil); err != ErrWrongType {
+	d.LPushEnd(bs("l"), ListRight, [][]byte{bs("x")}, false)
+	if _, err := d.BZPop([][]byte{bs("l")}, false, 1, nil); err != ErrWrongType {
 		t.Fatalf("list: %v", err)
 	}
 	// nil waiter: nothing queued.
-	if res, err := d.ZSetBlockPop([][]byte{bs("nosuch")}, false, 1, nil); res != nil || err != nil || e.Waiting() != 0 {
+	if res, err := d.BZPop([][]byte{bs("nosuch")}, false, 1, nil); res != nil || err != nil || e.Waiting() != 0 {
 		t.Fatalf("nil waiter: %v %v %d", res, err, e.Waiting())
 	}
 	checkInvariants(t, e)
@@ -259,7 +259,7 @@ func TestZSetBlockPopConcurrent(t *testing.T) {
 				if c%2 == 0 {
 					ks = keys
 				}
-				res, err := d.ZSetBlockPop(ks, c%3 == 0, 1+c%2, w)
+				res, err := d.BZPop(ks, c%3 == 0, 1+c%2, w)
 				if err != nil {
 					t.Error(err)
 					return

@@ -839,9 +839,9 @@ func TestZsetAlgebra(t *testing.T) {
 	d.ZAdd(bs("a"), 0, []ZMember{{bs("x"), 1}, {bs("y"), 2}, {bs("z"), 3}}, lim)
 	d.ZAdd(bs("b"), 0, []ZMember{{bs("y"), 10}, {bs("z"), 20}, {bs("w"), math.Inf(1)}}, lim)
 	d.ZAdd(bs("c"), 0, []ZMember{{bs("w"), math.Inf(-1)}}, lim)
-	d.SetAdd(bs("s"), [][]byte{bs("y"), bs("w"), bs("v")}, SetLimits{MaxIntsetEntries: 512})
-	d.SetAdd(bs("is"), [][]byte{bs("1"), bs("2"), bs("z")}, SetLimits{MaxIntsetEntries: 512})
-	d.SetAdd(bs("ints"), [][]byte{bs("1"), bs("2")}, SetLimits{MaxIntsetEntries: 512})
+	d.SAdd(bs("s"), [][]byte{bs("y"), bs("w"), bs("v")}, SetLimits{MaxIntsetEntries: 512})
+	d.SAdd(bs("is"), [][]byte{bs("1"), bs("2"), bs("z")}, SetLimits{MaxIntsetEntries: 512})
+	d.SAdd(bs("ints"), [][]byte{bs("1"), bs("2")}, SetLimits{MaxIntsetEntries: 512})
 	mustSet(t, d, "str", "v", SetOptions{})
 	run := func(keys []string, spec ZCombineSpec) string {
 		var ks [][]byte

@@ -317,7 +317,7 @@ func (fe *Frontend) touchKey(key []byte, ch engine.ExpireChange) bool {
 		return ok // a hit is a fetch, for memcached's touch too
 	}
 	if ch.Mode == engine.TTLSet {
-		ok, deleted := fe.db.ExpireKey(key, ch.At, 0)
+		ok, deleted := fe.db.Expire(key, ch.At, 0)
 		switch {
 		case deleted:
 			fe.deleted(key)

@@ -58,7 +58,7 @@ func cmdSetBit(c *Client, args [][]byte) {
 		c.w.Error(ErrBitValue)
 		return
 	}
-	old, changed, err := c.db.SetBitChanged(args[1], off, int(on))
+	old, changed, err := c.db.SetBit(args[1], off, int(on))
 	if err != nil {
 		c.engineError(err)
 		return
@@ -287,7 +287,7 @@ func (c *Client) bitField(args [][]byte, readOnly bool) {
 		}
 		var err error
 		var modified bool
-		results, modified, err = c.db.BitFieldChanged(args[1], ops, make([]engine.BitFieldResult, 0, len(ops)))
+		results, modified, err = c.db.BitField(args[1], ops, make([]engine.BitFieldResult, 0, len(ops)))
 		if err != nil {
 			c.engineError(err)
 			return

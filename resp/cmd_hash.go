@@ -97,7 +97,7 @@ func cmdHSetNX(c *Client, args [][]byte) {
 }
 
 func cmdHGet(c *Client, args [][]byte) {
-	found, err := c.db.ViewHash(args[1], func(h engine.HashView) {
+	found, err := c.db.HView(args[1], func(h engine.HashView) {
 		if v, ok := h.Get(args[2]); ok {
 			c.w.Bulk(v)
 		} else {
@@ -115,7 +115,7 @@ func cmdHGet(c *Client, args [][]byte) {
 // cmdHMGet replies one value or null per field; a missing key is all nulls.
 func cmdHMGet(c *Client, args [][]byte) {
 	fields := args[2:]
-	found, err := c.db.ViewHash(args[1], func(h engine.HashView) {
+	found, err := c.db.HView(args[1], func(h engine.HashView) {
 		c.w.Array(len(fields))
 		for _, f := range fields {
 			if v, ok := h.Get(f); ok {
@@ -146,7 +146,7 @@ const (
 // (RESP2: a flat array), or fields or values alone as an array, in the
 // hash's order.
 func hashGetAll(c *Client, key []byte, what int) {
-	found, err := c.db.ViewHash(key, func(h engine.HashView) {
+	found, err := c.db.HView(key, func(h engine.HashView) {
 		if what == hashKeys|hashValues {
 			c.w.Map(h.Len())
 		} else {
@@ -191,7 +191,7 @@ func cmdHDel(c *Client, args [][]byte) {
 // does not exist.
 func hashInt(c *Client, key []byte, fn func(h engine.HashView) int64) {
 	var n int64
-	_, err := c.db.ViewHash(key, func(h engine.HashView) { n = fn(h) })
+	_, err := c.db.HView(key, func(h engine.HashView) { n = fn(h) })
 	if err != nil {
 		c.hashError(err)
 		return
@@ -284,7 +284,7 @@ func (c *Client) replyLimit() int {
 // pair in RESP3.
 func cmdHRandField(c *Client, args [][]byte) {
 	if len(args) == 2 {
-		found, err := c.db.ViewHash(args[1], func(h engine.HashView) {
+		found, err := c.db.HView(args[1], func(h engine.HashView) {
 			f, _ := h.Random()
 			c.w.Bulk(f)
 		})
@@ -332,7 +332,7 @@ func cmdHRandField(c *Client, args [][]byte) {
 			c.w.Bulk(v)
 		}
 	}
-	found, err := c.db.ViewHash(args[1], func(h engine.HashView) {
+	found, err := c.db.HView(args[1], func(h engine.HashView) {
 		size := int64(h.Len())
 		switch {
 		case l == 0:
@@ -381,7 +381,7 @@ func cmdHScan(c *Client, args [][]byte) {
 	var next uint64
 	tmp := Writer{Proto: c.w.Proto}
 	n := 0
-	found, err := c.db.ViewHash(args[1], func(h engine.HashView) {
+	found, err := c.db.HView(args[1], func(h engine.HashView) {
 		if optErr != "" {
 			return
 		}

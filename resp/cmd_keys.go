@@ -123,7 +123,7 @@ func expireGeneric(c *Client, args [][]byte, name string, base int64, seconds bo
 		return
 	}
 	when += base
-	ok, deleted := c.db.ExpireKey(args[1], when, cond)
+	ok, deleted := c.db.Expire(args[1], when, cond)
 	switch {
 	case deleted:
 		c.notify(evGeneric, "del", args[1])

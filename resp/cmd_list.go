@@ -98,7 +98,7 @@ func cmdRPushX(c *Client, args [][]byte) { c.push(args, engine.ListRight, true) 
 
 // push is LPUSH, RPUSH, LPUSHX and RPUSHX: the length after the push.
 func (c *Client) push(args [][]byte, end engine.ListEnd, onlyIfExists bool) {
-	n, err := c.db.ListPush(args[1], end, args[2:], onlyIfExists)
+	n, err := c.db.LPushEnd(args[1], end, args[2:], onlyIfExists)
 	if err != nil {
 		c.listError(err)
 		return
@@ -132,7 +132,7 @@ func (c *Client) pop(args [][]byte, end engine.ListEnd) {
 		n = 1
 	}
 	popped := false
-	found, err := c.db.ListPop(args[1], end, n, func(total, i int, v []byte) {
+	found, err := c.db.LPopEnd(args[1], end, n, func(total, i int, v []byte) {
 		if count >= 0 {
 			c.listVisit(total, i, v)
 		} else {
@@ -157,7 +157,7 @@ func (c *Client) pop(args [][]byte, end engine.ListEnd) {
 
 // cmdLLen is LLEN key.
 func cmdLLen(c *Client, args [][]byte) {
-	n, err := c.db.ListLen(args[1])
+	n, err := c.db.LLen(args[1])
 	if err != nil {
 		c.listError(err)
 		return
@@ -176,7 +176,7 @@ func cmdLRange(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	n, err := c.db.ListRange(args[1], start, stop, c.listVisit)
+	n, err := c.db.LRange(args[1], start, stop, c.listVisit)
 	switch {
 	case err != nil:
 		c.listError(err)
@@ -214,7 +214,7 @@ func cmdLIndex(c *Client, args [][]byte) {
 		c.badIndexAfterLookup(args[1], true, c.w.Null)
 		return
 	}
-	found, err := c.db.ListIndex(args[1], idx, c.w.Bulk)
+	found, err := c.db.LIndex(args[1], idx, c.w.Bulk)
 	switch {
 	case err != nil:
 		c.listError(err)
@@ -230,7 +230,7 @@ func cmdLSet(c *Client, args [][]byte) {
 		c.badIndexAfterLookup(args[1], false, func() { c.w.Error(ErrNoSuchKey) })
 		return
 	}
-	if err := c.db.ListSet(args[1], idx, args[3]); err != nil {
+	if err := c.db.LSet(args[1], idx, args[3]); err != nil {
 		c.listError(err)
 		return
 	}
@@ -250,7 +250,7 @@ func cmdLInsert(c *Client, args [][]byte) {
 		c.w.Error(ErrSyntax)
 		return
 	}
-	n, err := c.db.ListInsert(args[1], after, args[3], args[4])
+	n, err := c.db.LInsert(args[1], after, args[3], args[4])
 	if err != nil {
 		c.listError(err)
 		return
@@ -267,7 +267,7 @@ func cmdLRem(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	n, err := c.db.ListRem(args[1], count, args[3])
+	n, err := c.db.LRem(args[1], count, args[3])
 	if err != nil {
 		c.listError(err)
 		return
@@ -288,7 +288,7 @@ func cmdLTrim(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	found, err := c.db.ListTrimKey(args[1], start, stop)
+	found, err := c.db.LTrim(args[1], start, stop)
 	if err != nil {
 		c.listError(err)
 		return
@@ -337,7 +337,7 @@ func cmdLPos(c *Client, args [][]byte) {
 			return
 		}
 	}
-	pos, err := c.db.ListPos(args[1], args[2], o)
+	pos, err := c.db.LPos(args[1], args[2], o)
 	switch {
 	case err != nil:
 		c.listError(err)
@@ -373,7 +373,7 @@ func cmdRPopLPush(c *Client, args [][]byte) {
 
 // move is LMOVE: the element moved, or a null.
 func (c *Client) move(src, dst []byte, from, to engine.ListEnd) {
-	v, err := c.db.ListMove(src, dst, from, to)
+	v, err := c.db.LMove(src, dst, from, to)
 	switch {
 	case err != nil:
 		c.listError(err)
@@ -436,7 +436,7 @@ func cmdLMPop(c *Client, args [][]byte) {
 		return
 	}
 	var popped []byte
-	found, err := c.db.ListMPop(m.keys, m.end, int(m.count), func(key []byte, total, i int, v []byte) {
+	found, err := c.db.LMPop(m.keys, m.end, int(m.count), func(key []byte, total, i int, v []byte) {
 		if i == 0 {
 			c.w.Array(2)
 			c.w.Bulk(key)
@@ -489,7 +489,7 @@ func cmdBLMPop(c *Client, args [][]byte) {
 // listBlockPop pops or blocks for BLPOP, BRPOP (count < 0) and BLMPOP.
 func (c *Client) listBlockPop(keys [][]byte, end engine.ListEnd, count int64, timeout int64) {
 	w := c.newWaiter()
-	res, err := c.db.ListBlockPop(keys, end, int(count), w)
+	res, err := c.db.BLPopEnd(keys, end, int(count), w)
 	switch {
 	case err != nil:
 		if w != nil {
@@ -564,7 +564,7 @@ func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout 
 	w := c.newWaiter()
 	db := c.db
 	attempt := func() bool {
-		v, err := db.ListBlockMove(src, dst, from, to, w)
+		v, err := db.BLMove(src, dst, from, to, w)
 		switch {
 		case err != nil:
 			c.listError(err)

@@ -78,7 +78,7 @@ func (c *Client) finishMembers(start, n int, err error, asSet bool) {
 }
 
 func cmdSAdd(c *Client, args [][]byte) {
-	n, err := c.db.SetAdd(args[1], args[2:], c.setLimits())
+	n, err := c.db.SAdd(args[1], args[2:], c.setLimits())
 	if err != nil {
 		c.engineError(err)
 		return
@@ -90,7 +90,7 @@ func cmdSAdd(c *Client, args [][]byte) {
 }
 
 func cmdSRem(c *Client, args [][]byte) {
-	n, err := c.db.SetRemove(args[1], args[2:])
+	n, err := c.db.SRem(args[1], args[2:])
 	if err != nil {
 		c.engineError(err)
 		return
@@ -104,12 +104,12 @@ func cmdSRem(c *Client, args [][]byte) {
 // cmdSMembers replies a set (RESP3 ~); an intset's members ascend.
 func cmdSMembers(c *Client, args [][]byte) {
 	start := len(c.w.Buf)
-	n, err := c.db.SetMembers(args[1], c.members())
+	n, err := c.db.SMembers(args[1], c.members())
 	c.finishMembers(start, n, err, true)
 }
 
 func cmdSIsMember(c *Client, args [][]byte) {
-	ok, err := c.db.SetIsMember(args[1], args[2])
+	ok, err := c.db.SIsMember(args[1], args[2])
 	if err != nil {
 		c.engineError(err)
 		return
@@ -119,7 +119,7 @@ func cmdSIsMember(c *Client, args [][]byte) {
 
 func cmdSMIsMember(c *Client, args [][]byte) {
 	var stack [16]bool
-	res, err := c.db.SetIsMembers(args[1], args[2:], stack[:0])
+	res, err := c.db.SMIsMember(args[1], args[2:], stack[:0])
 	if err != nil {
 		c.engineError(err)
 		return
@@ -138,7 +138,7 @@ func b2i(b bool) int64 {
 }
 
 func cmdSCard(c *Client, args [][]byte) {
-	n, err := c.db.SetCard(args[1])
+	n, err := c.db.SCard(args[1])
 	if err != nil {
 		c.engineError(err)
 		return
@@ -153,7 +153,7 @@ func cmdSPop(c *Client, args [][]byte) {
 	switch len(args) {
 	case 2:
 		var tmp [64]byte
-		m, ok, err := c.db.SetPopOne(args[1], tmp[:0])
+		m, ok, err := c.db.SPopOne(args[1], tmp[:0])
 		switch {
 		case err != nil:
 			c.engineError(err)
@@ -175,7 +175,7 @@ func cmdSPop(c *Client, args [][]byte) {
 		return
 	}
 	start := len(c.w.Buf)
-	n, err := c.db.SetPop(args[1], uint64(count), c.setLimits(), c.members())
+	n, err := c.db.SPop(args[1], uint64(count), c.setLimits(), c.members())
 	if err == nil && n > 0 {
 		c.notify(evSet, "spop", args[1])
 	}
@@ -188,7 +188,7 @@ func cmdSRandMember(c *Client, args [][]byte) {
 	switch len(args) {
 	case 2:
 		var tmp [64]byte
-		m, ok, err := c.db.SetRandMember(args[1], tmp[:0])
+		m, ok, err := c.db.SRandMember(args[1], tmp[:0])
 		switch {
 		case err != nil:
 			c.engineError(err)
@@ -212,12 +212,12 @@ func cmdSRandMember(c *Client, args [][]byte) {
 		return
 	}
 	start := len(c.w.Buf)
-	n, err := c.db.SetRandMembers(args[1], count, c.members())
+	n, err := c.db.SRandMembers(args[1], count, c.members())
 	c.finishMembers(start, n, err, false)
 }
 
 func cmdSMove(c *Client, args [][]byte) {
-	moved, added, err := c.db.SetMoveAdded(args[1], args[2], args[3], c.setLimits())
+	moved, added, err := c.db.SMove(args[1], args[2], args[3], c.setLimits())
 	if err != nil {
 		c.engineError(err)
 		return
@@ -241,7 +241,7 @@ func cmdSDiff(c *Client, args [][]byte)  { setCombine(c, engine.SetDiff, args[1:
 // for SINTER, the smallest set) is an intset.
 func setCombine(c *Client, op engine.SetOp, keys [][]byte) {
 	start := len(c.w.Buf)
-	n, err := c.db.SetCombine(op, keys, c.setLimits(), c.members())
+	n, err := c.db.SCombine(op, keys, c.setLimits(), c.members())
 	c.finishMembers(start, n, err, true)
 }
 
@@ -252,7 +252,7 @@ func cmdSDiffStore(c *Client, args [][]byte)  { setStore(c, engine.SetDiff, args
 // setStore replies the size of the stored result; an empty result deletes
 // the destination, whatever type it held.
 func setStore(c *Client, op engine.SetOp, args [][]byte) {
-	n, err := c.db.SetCombineStore(op, args[1], args[2:], c.setLimits())
+	n, err := c.db.SCombineStore(op, args[1], args[2:], c.setLimits())
 	if err != nil {
 		c.engineError(err)
 		return
@@ -290,7 +290,7 @@ func cmdSInterCard(c *Client, args [][]byte) {
 		c.w.Error(ErrSyntax)
 		return
 	}
-	n, err := c.db.SetInterCard(args[2:2+numkeys], limit)
+	n, err := c.db.SInterCard(args[2:2+numkeys], limit)
 	if err != nil {
 		c.engineError(err)
 		return
@@ -310,7 +310,7 @@ func cmdSScan(c *Client, args [][]byte) {
 	count, pattern, optErr := scanOptions(args, 3)
 	if optErr != "" {
 		// The key decides first: only an existing set sees the error.
-		n, err := c.db.SetCard(args[1])
+		n, err := c.db.SCard(args[1])
 		switch {
 		case err != nil:
 			c.engineError(err)
@@ -326,7 +326,7 @@ func cmdSScan(c *Client, args [][]byte) {
 		match = func(m []byte) bool { return glob.Match(pattern, m, false) }
 	}
 	start := len(c.w.Buf)
-	next, n, err := c.db.SetScan(args[1], cursor, int(min(count, math.MaxInt32)), match, c.members())
+	next, n, err := c.db.SScan(args[1], cursor, int(min(count, math.MaxInt32)), match, c.members())
 	if err != nil {
 		c.w.Buf = c.w.Buf[:start]
 		c.engineError(err)

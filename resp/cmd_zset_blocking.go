@@ -53,7 +53,7 @@ func cmdBZMPop(c *Client, args [][]byte) {
 // member) and BZMPOP.
 func (c *Client) zsetBlockPop(keys [][]byte, max bool, count, timeout int64) {
 	w := c.newWaiter()
-	res, err := c.db.ZSetBlockPop(keys, max, int(min(count, math.MaxInt)), w)
+	res, err := c.db.BZPop(keys, max, int(min(count, math.MaxInt)), w)
 	switch {
 	case err != nil:
 		if w != nil {

@@ -87,14 +87,14 @@ func fill(t *testing.T, eng *engine.Engine) {
 	must(mc.Set([]byte("bin\x00key"), []byte("\x00\xff\r\n"), engine.SetOptions{Flags: 42}))
 	must(d0.Set([]byte("ttl"), bytes.Repeat([]byte("abc"), 100), engine.SetOptions{TTL: engine.TTLSet, ExpireAt: now + 60_000}))
 	must(d0.Set([]byte("gone"), []byte("x"), engine.SetOptions{TTL: engine.TTLSet, ExpireAt: now + 10}))
-	must(d0.ListPush([]byte("list"), engine.ListRight, [][]byte{[]byte("a"), []byte("b"), []byte("1")}, false))
+	must(d0.LPushEnd([]byte("list"), engine.ListRight, [][]byte{[]byte("a"), []byte("b"), []byte("1")}, false))
 	var big [][]byte
 	for i := 0; i < 300; i++ {
 		big = append(big, []byte("element-"+strconv.Itoa(i)))
 	}
-	must(d0.ListPush([]byte("biglist"), engine.ListRight, big, false))
-	must(d0.SetAdd([]byte("intset"), [][]byte{[]byte("1"), []byte("2"), []byte("-7")}, limits.Set))
-	must(d0.SetAdd([]byte("set"), big, limits.Set))
+	must(d0.LPushEnd([]byte("biglist"), engine.ListRight, big, false))
+	must(d0.SAdd([]byte("intset"), [][]byte{[]byte("1"), []byte("2"), []byte("-7")}, limits.Set))
+	must(d0.SAdd([]byte("set"), big, limits.Set))
 	must(d3.HSet([]byte("hash"), [][]byte{[]byte("f"), []byte("v"), []byte("g"), []byte("w")}, limits.Hash))
 	must(d3.HSet([]byte("bighash"), append(big, []byte("odd")), limits.Hash))
 	must(d3.ZAdd([]byte("zset"), 0, []engine.ZMember{{Member: []byte("a"), Score: 1.5}, {Member: []byte("b"), Score: -3}}, limits.ZSet))
