@@ -2,9 +2,15 @@ package memlimit
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -232,8 +238,111 @@ func TestGoLimit(t *testing.T) {
 
 func mul(n int64, f float64) int64 { return int64(float64(n) * f) }
 
-// TestSystem runs Detect on the real machine, for the log.
+// TestSystem runs Detect on the real machine and checks its answer against
+// the machine's own files, read here without the package's parser: a
+// positive figure no larger than MemTotal, every finite limit of the
+// process's memory cgroup (leaf and ancestors, v2 and v1) respected, and a
+// Source that names where the figure was read.
 func TestSystem(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc and /sys/fs/cgroup: Linux only")
+	}
 	l, err := Detect("/")
-	t.Logf("Detect(/) = %d (%s), %v", l.Bytes, l.Source, err)
+	if err != nil {
+		t.Fatalf("Detect(/): %v", err)
+	}
+	t.Logf("Detect(/) = %d (%s)", l.Bytes, l.Source)
+	phys := systemMemTotal(t)
+	if l.Bytes <= 0 || l.Bytes > phys {
+		t.Fatalf("Detect(/) = %d bytes, want 1..%d (MemTotal)", l.Bytes, phys)
+	}
+	limits := systemCgroupLimits(t)
+	for file, n := range limits {
+		if l.Bytes > n {
+			t.Errorf("Detect(/) = %d bytes, above the %d of %s", l.Bytes, n, file)
+		}
+	}
+	switch {
+	case l.Source == "physical memory (/proc/meminfo MemTotal)":
+		if l.Bytes != phys {
+			t.Errorf("Detect(/) = %d from %q, but MemTotal is %d", l.Bytes, l.Source, phys)
+		}
+	case strings.HasPrefix(l.Source, "cgroup v1 ") || strings.HasPrefix(l.Source, "cgroup v2 "):
+		file := l.Source[len("cgroup vN "):]
+		n, ok := readLimitFile(file)
+		if !ok || n != l.Bytes {
+			t.Errorf("Detect(/) = %d from %q, but that file holds %d (read: %v)", l.Bytes, l.Source, n, ok)
+		}
+	default:
+		t.Errorf("Detect(/) source %q names neither MemTotal nor a cgroup file", l.Source)
+	}
+}
+
+// systemMemTotal reads MemTotal from /proc/meminfo, in bytes.
+func systemMemTotal(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Fatalf("reading /proc/meminfo: %v", err)
+	}
+	var kb int64
+	for _, line := range strings.Split(string(b), "\n") {
+		if _, err := fmt.Sscanf(line, "MemTotal: %d kB", &kb); err == nil {
+			return kb * 1024
+		}
+	}
+	t.Fatalf("no MemTotal line in /proc/meminfo:\n%s", b)
+	return 0
+}
+
+// systemCgroupLimits returns every finite memory limit that applies to the
+// process, by file: memory.max (v2) and memory.limit_in_bytes (v1) of its
+// cgroup and each ancestor, under the usual mount points. A file that is
+// missing, "max" or unlimited is left out.
+func systemCgroupLimits(t *testing.T) map[string]int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatalf("reading /proc/self/cgroup: %v", err)
+	}
+	limits := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			t.Fatalf("/proc/self/cgroup line %q: want id:controllers:path", line)
+		}
+		var dir, file string
+		switch {
+		case f[0] == "0" && f[1] == "":
+			dir, file = "/sys/fs/cgroup", "memory.max"
+			if _, err := os.Stat("/sys/fs/cgroup/unified/cgroup.procs"); err == nil {
+				dir = "/sys/fs/cgroup/unified" // hybrid layout
+			}
+		case slices.Contains(strings.Split(f[1], ","), "memory"):
+			dir, file = "/sys/fs/cgroup/"+f[1], "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		for p := path.Clean("/" + f[2]); ; p = path.Dir(p) {
+			full := filepath.Join(dir, filepath.FromSlash(p), file)
+			if n, ok := readLimitFile(full); ok && n < Unlimited {
+				limits[full] = n
+			}
+			if p == "/" {
+				break
+			}
+		}
+	}
+	return limits
+}
+
+// readLimitFile reads a cgroup limit file holding a byte count; ok is
+// false for a missing file or "max".
+func readLimitFile(file string) (n int64, ok bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, false
+	}
+	n, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return n, err == nil
 }
