@@ -83,7 +83,9 @@ func TestTruncatedEverywhere(t *testing.T) {
 				t.Fatalf("%s: prefix of %d/%d bytes read cleanly", name, n, len(b))
 			}
 			var e *Error
-			errors.As(err, &e)
+			if !errors.As(err, &e) {
+				t.Fatalf("%s: prefix %d: error is %T %v, want *Error", name, n, err, err)
+			}
 			if n > 9 && e.Offset > int64(n) {
 				t.Fatalf("%s: prefix %d: offset %d past the end", name, n, e.Offset)
 			}
@@ -118,7 +120,10 @@ func TestChecksum(t *testing.T) {
 		t.Fatalf("bad checksum: %v", err)
 	}
 	var e *Error
-	if errors.As(err, &e); e.Offset != int64(len(c)-8) {
+	if !errors.As(err, &e) {
+		t.Fatalf("bad checksum: error is %T %v, want *Error", err, err)
+	}
+	if e.Offset != int64(len(c)-8) {
 		t.Fatalf("checksum error at %d, want %d", e.Offset, len(c)-8)
 	}
 	// A zero checksum means "not checked", even with a changed payload.
