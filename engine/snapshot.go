@@ -12,7 +12,10 @@ import (
 // command, EXEC or script is half done — it marks every shard pending, a
 // pause of a few hundred microseconds. From then on, the first goroutine to
 // lock a pending shard, for whatever reason, captures it before doing
-// anything else (shard.lock). The saver walks the shards in order,
+// anything else: every shard lock in the engine goes through shard.lock
+// (shard.go), which does the capture, except the snapshot's own
+// bookkeeping here (marking shards pending, unfreezing them at the end),
+// which uses lockNoCapture. The saver walks the shards in order,
 // capturing those nobody touched yet, and hands each key of a capture to
 // the visitor (the RDB writer), after which the capture is garbage. A
 // shard is thus always seen as it was at the barrier, and a multi-key
@@ -69,15 +72,6 @@ type capturedKey struct {
 // entry returns an entry that reads the key's record.
 func (k *capturedKey) entry() entry { return entry{ref: k.ref, typ: k.typ, enc: k.enc, bits: k.bits} }
 
-// lock locks the shard, first capturing it for a snapshot in progress that
-// has not seen it yet. Every shard lock in the engine goes through here.
-func (s *shard) lock() {
-	s.mu.Lock()
-	if s.snap != nil {
-		s.capture()
-	}
-}
-
 // capture copies what the snapshot needs of the shard's live state, and
 // freezes its records. Locked.
 func (s *shard) capture() {
@@ -125,7 +119,7 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 		snap.now = e.clock.NowMs()
 		for i := range e.shards {
 			s := &e.shards[i]
-			s.mu.Lock()
+			s.lockNoCapture()
 			s.snap = snap
 			keys[i/e.perDB] += s.keys
 			s.unlock()
@@ -164,7 +158,7 @@ func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) 
 	// data between shards, so this waits for the whole walk).
 	for i := range e.shards {
 		s := &e.shards[i]
-		s.mu.Lock()
+		s.lockNoCapture()
 		s.frozen = false
 		s.unlock()
 	}
