@@ -17,4 +17,30 @@
 //   - function.go: FUNCTION libraries: loading, registry.
 //   - cjson.go, cmsgpack.go, bit.go, structlib.go: the libraries.
 //   - rand.go: math.random as Redis's redisLrand48.
+//
+// # Known differences from Redis 7.0
+//
+// The differential suite (internal/compat) checks scripts against
+// redis-server; these are the places where Tandem answers differently, on
+// purpose or because gopher-lua is not Lua 5.1's C implementation:
+//
+//   - Syntax errors: parseErrorText (script.go) gives Lua 5.1's form,
+//     "user_script:1: unexpected symbol near 'x'", but gopher-lua's parser
+//     tells fewer kinds of error apart, so the message can be less specific
+//     than Redis's for the same script.
+//   - Table iteration order: pairs and next, and so cjson.encode and
+//     cmsgpack.pack of a table with non-array keys, visit keys in
+//     gopher-lua's order, which is not Lua 5.1's. Scripts that depend on
+//     the order of a hash table's keys get them in another order.
+//   - cmsgpack.unpack refuses a map whose integer key lies far past the
+//     table's array part ("table index … too sparse for a msgpack map"):
+//     gopher-lua would allocate the array up to it, where Lua 5.1 hashes it.
+//   - No Lua debugger: SCRIPT DEBUG NO answers OK, SCRIPT DEBUG YES and
+//     SYNC are refused (resp/cmd_scripting.go, ErrScriptDebug).
+//   - No FUNCTION DUMP or FUNCTION RESTORE (Redis's function payload
+//     format); they are unknown subcommands, although FUNCTION HELP lists
+//     them as Redis's does. Function libraries still travel in RDB dumps.
+//   - COMMAND INFO shows no key specs for EVAL, EVALSHA, FCALL and their
+//     _RO variants: Redis declares a keynum key spec the command table
+//     cannot express yet.
 package scripting
