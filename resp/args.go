@@ -37,6 +37,30 @@ func (c *Client) intArg(b []byte) (int64, bool) {
 	return v, ok
 }
 
+// rangeArgs parses the two integers of an index range (LRANGE's start
+// stop, GETRANGE's start end, …), the first checked first, or replies
+// ErrNotInteger.
+func (c *Client) rangeArgs(first, last []byte) (int64, int64, bool) {
+	start, ok := c.intArg(first)
+	if !ok {
+		return 0, 0, false
+	}
+	stop, ok := c.intArg(last)
+	return start, stop, ok
+}
+
+// countArg parses an integer in [min, LONG_MAX] as Redis's
+// getRangeLongFromObjectOrReply with a custom message: anything else
+// replies msg.
+func (c *Client) countArg(b []byte, min int64, msg string) (int64, bool) {
+	v, ok := num.ParseInt(b)
+	if !ok || v < min {
+		c.w.Error(msg)
+		return 0, false
+	}
+	return v, true
+}
+
 // nowMs is the engine's clock, which relative expiry times are based on.
 func (c *Client) nowMs() int64 { return c.fe.eng.Clock().NowMs() }
 

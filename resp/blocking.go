@@ -88,6 +88,38 @@ func (c *Client) block(w *engine.Waiter, timeoutMs int64, resume func() bool, ti
 	c.armTimer()
 }
 
+// blockingPop ends a blocking pop (BLPOP, BLMPOP, BZPOPMIN, BZMPOP…) that
+// the engine has tried with waiter w, nil when the client may not block.
+// An error (replied by fail) or a result popped at once (given to popped,
+// which notifies and replies) releases w. With nothing popped the client
+// blocks until handed returns what a push gave it, replied by write; a
+// timeout, or a client that may not block, replies a null array.
+func blockingPop[R any](c *Client, w *engine.Waiter, timeout int64, res *R, err error,
+	fail func(error), popped func(*R), handed func() *R, write func(*R)) {
+	switch {
+	case err != nil:
+		if w != nil {
+			w.Done()
+		}
+		fail(err)
+	case res != nil:
+		if w != nil {
+			w.Done()
+		}
+		popped(res)
+	case w == nil:
+		c.w.NullArray()
+	default:
+		c.block(w, timeout, func() bool {
+			r := handed()
+			if r != nil {
+				write(r)
+			}
+			return r != nil
+		}, c.w.NullArray)
+	}
+}
+
 // armTimer (re)starts the timer that wakes the client at its deadline.
 func (c *Client) armTimer() {
 	b := c.blk

@@ -114,10 +114,7 @@ func cmdBitCount(c *Client, args [][]byte) {
 	case 2:
 	case 4, 5:
 		var ok bool
-		if r.Start, ok = c.intArg(args[2]); !ok {
-			return
-		}
-		if r.End, ok = c.intArg(args[3]); !ok {
+		if r.Start, r.End, ok = c.rangeArgs(args[2], args[3]); !ok {
 			return
 		}
 		if len(args) == 5 {

@@ -71,18 +71,6 @@ func (c *Client) listEndArg(b []byte) (engine.ListEnd, bool) {
 	return 0, false
 }
 
-// countArg parses an integer in [min, LONG_MAX] as Redis's
-// getRangeLongFromObjectOrReply with a custom message: anything else
-// replies msg.
-func (c *Client) countArg(b []byte, min int64, msg string) (int64, bool) {
-	v, ok := num.ParseInt(b)
-	if !ok || v < min {
-		c.w.Error(msg)
-		return 0, false
-	}
-	return v, true
-}
-
 // listVisit writes list elements as an array reply.
 func (c *Client) listVisit(total, i int, v []byte) {
 	if i == 0 {
@@ -168,11 +156,7 @@ func cmdLLen(c *Client, args [][]byte) {
 // cmdLRange is LRANGE key start stop; the indexes are parsed before the
 // key is looked at.
 func cmdLRange(c *Client, args [][]byte) {
-	start, ok := c.intArg(args[2])
-	if !ok {
-		return
-	}
-	stop, ok := c.intArg(args[3])
+	start, stop, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
 		return
 	}
@@ -280,11 +264,7 @@ func cmdLRem(c *Client, args [][]byte) {
 
 // cmdLTrim is LTRIM key start stop.
 func cmdLTrim(c *Client, args [][]byte) {
-	start, ok := c.intArg(args[2])
-	if !ok {
-		return
-	}
-	stop, ok := c.intArg(args[3])
+	start, stop, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
 		return
 	}
@@ -397,35 +377,16 @@ type mpopArgs struct {
 // direction, a bad or repeated COUNT are errors, in that order.
 func (c *Client) parseMPop(args [][]byte, at int) (mpopArgs, bool) {
 	var m mpopArgs
-	numkeys, ok := c.countArg(args[at], 1, ErrListNumkeys)
-	if !ok {
+	var ok bool
+	if m.keys, ok = c.numkeysArg(args, at, 1, ErrListNumkeys, ErrSyntax); !ok {
 		return m, false
 	}
-	if numkeys >= int64(len(args)-at-1) {
-		c.w.Error(ErrSyntax)
-		return m, false
-	}
-	whereAt := at + int(numkeys) + 1
-	m.keys = args[at+1 : whereAt]
+	whereAt := at + 1 + len(m.keys)
 	if m.end, ok = c.listEndArg(args[whereAt]); !ok {
 		return m, false
 	}
-	m.count = -1
-	for j := whereAt + 1; j < len(args); j++ {
-		if m.count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
-			j++
-			if m.count, ok = c.countArg(args[j], 1, ErrListCount); !ok {
-				return m, false
-			}
-			continue
-		}
-		c.w.Error(ErrSyntax)
-		return m, false
-	}
-	if m.count == -1 {
-		m.count = 1
-	}
-	return m, true
+	m.count, ok = c.mpopCountArg(args, whereAt+1, ErrListCount)
+	return m, ok
 }
 
 // cmdLMPop is LMPOP numkeys key... LEFT|RIGHT [COUNT count]: [key,
@@ -438,9 +399,7 @@ func cmdLMPop(c *Client, args [][]byte) {
 	var popped []byte
 	found, err := c.db.LMPop(m.keys, m.end, int(m.count), func(key []byte, total, i int, v []byte) {
 		if i == 0 {
-			c.w.Array(2)
-			c.w.Bulk(key)
-			c.w.Array(total)
+			c.mpopHeader(key, total)
 			popped = key
 		}
 		c.w.Bulk(v)
@@ -490,41 +449,23 @@ func cmdBLMPop(c *Client, args [][]byte) {
 func (c *Client) listBlockPop(keys [][]byte, end engine.ListEnd, count int64, timeout int64) {
 	w := c.newWaiter()
 	res, err := c.db.BLPopEnd(keys, end, int(count), w)
-	switch {
-	case err != nil:
-		if w != nil {
-			w.Done()
-		}
-		c.listError(err)
-	case res != nil:
-		if w != nil {
-			w.Done()
-		}
-		c.notify(evList, popEvent(end), res.Key)
-		c.writePopResult(res, count)
-	case w == nil:
-		c.w.NullArray()
-	default:
-		c.block(w, timeout, func() bool {
-			r := w.ListResult()
-			if r != nil {
-				c.writePopResult(r, count)
-			}
-			return r != nil
-		}, c.w.NullArray)
-	}
+	write := func(r *engine.ListPopResult) { c.writePopResult(r, count) }
+	blockingPop(c, w, timeout, res, err, c.listError, func(r *engine.ListPopResult) {
+		c.notify(evList, popEvent(end), r.Key)
+		write(r)
+	}, w.ListResult, write)
 }
 
 // writePopResult replies [key, element] (BLPOP, count < 0) or [key,
 // [elements]] (BLMPOP).
 func (c *Client) writePopResult(r *engine.ListPopResult, count int64) {
-	c.w.Array(2)
-	c.w.Bulk(r.Key)
 	if count < 0 {
+		c.w.Array(2)
+		c.w.Bulk(r.Key)
 		c.w.Bulk(r.Values[0])
 		return
 	}
-	c.w.Array(len(r.Values))
+	c.mpopHeader(r.Key, len(r.Values))
 	for _, v := range r.Values {
 		c.w.Bulk(v)
 	}

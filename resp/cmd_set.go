@@ -266,31 +266,23 @@ func setStore(c *Client, op engine.SetOp, args [][]byte) {
 // cmdSInterCard is SINTERCARD numkeys key [key ...] [LIMIT limit]. Errors
 // come in Redis's order: numkeys, then the options, then the keys' types.
 func cmdSInterCard(c *Client, args [][]byte) {
-	numkeys, ok := num.ParseInt(args[1])
-	if !ok || numkeys < 1 {
-		c.w.Error(ErrSetNumkeys)
-		return
-	}
-	if numkeys > int64(len(args)-2) {
-		c.w.Error(ErrSetNumkeysArgs)
+	keys, ok := c.numkeysArg(args, 1, 0, ErrSetNumkeys, ErrSetNumkeysArgs)
+	if !ok {
 		return
 	}
 	var limit int64
-	for i := 2 + int(numkeys); i < len(args); i++ {
+	for i := 2 + len(keys); i < len(args); i++ {
 		if argIsC(args[i], "LIMIT") && i+1 < len(args) {
 			i++
-			v, ok := num.ParseInt(args[i])
-			if !ok || v < 0 {
-				c.w.Error(ErrSetLimitNegative)
+			if limit, ok = c.countArg(args[i], 0, ErrSetLimitNegative); !ok {
 				return
 			}
-			limit = v
 			continue
 		}
 		c.w.Error(ErrSyntax)
 		return
 	}
-	n, err := c.db.SInterCard(args[2:2+numkeys], limit)
+	n, err := c.db.SInterCard(keys, limit)
 	if err != nil {
 		c.engineError(err)
 		return

@@ -446,11 +446,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 // A missing key is an empty string. The indexes are parsed before the key
 // is looked up.
 func cmdGetRange(c *Client, args [][]byte) {
-	start, ok := c.intArg(args[2])
-	if !ok {
-		return
-	}
-	end, ok := c.intArg(args[3])
+	start, end, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
 		return
 	}

@@ -135,15 +135,23 @@ func zsetLexRange(min, max []byte) (engine.ZLexRange, bool) {
 	return engine.ZLexRange{Min: lo, Max: hi}, ok1 && ok2
 }
 
-// zsetRangeLong parses an integer in [lo, hi] as Redis's
-// getRangeLongFromObjectOrReply with a message: msg for anything else.
-func (c *Client) zsetRangeLong(b []byte, lo, hi int64, msg string) (int64, bool) {
-	v, ok := num.ParseInt(b)
-	if !ok || v < lo || v > hi {
-		c.w.Error(msg)
-		return 0, false
+// zsetRangeArgs parses min and max into q as a range of q.By: indexes,
+// scores or lex bounds, each kind with its error reply.
+func (c *Client) zsetRangeArgs(q *engine.ZRangeSpec, min, max []byte) bool {
+	ok := false
+	switch q.By {
+	case engine.ZByRank:
+		q.Start, q.Stop, ok = c.rangeArgs(min, max)
+	case engine.ZByScore:
+		if q.Score, ok = zsetScoreRange(min, max); !ok {
+			c.w.Error(ErrZsetMinMaxNotFloat)
+		}
+	case engine.ZByLex:
+		if q.Lex, ok = zsetLexRange(min, max); !ok {
+			c.w.Error(ErrZsetLexRange)
+		}
 	}
-	return v, true
+	return ok
 }
 
 // --- reply helpers ---
@@ -313,27 +321,17 @@ func cmdZCard(c *Client, args [][]byte) {
 	c.w.Int(int64(n))
 }
 
-func cmdZCount(c *Client, args [][]byte) {
-	r, ok := zsetScoreRange(args[2], args[3])
-	if !ok {
-		c.w.Error(ErrZsetMinMaxNotFloat)
-		return
-	}
-	n, err := c.db.ZCount(args[1], engine.ZRangeSpec{By: engine.ZByScore, Score: r})
-	if err != nil {
-		c.zsetError(err)
-		return
-	}
-	c.w.Int(int64(n))
-}
+func cmdZCount(c *Client, args [][]byte)    { zcount(c, args, engine.ZByScore) }
+func cmdZLexCount(c *Client, args [][]byte) { zcount(c, args, engine.ZByLex) }
 
-func cmdZLexCount(c *Client, args [][]byte) {
-	r, ok := zsetLexRange(args[2], args[3])
-	if !ok {
-		c.w.Error(ErrZsetLexRange)
+// zcount is ZCOUNT and ZLEXCOUNT key min max: the range is parsed before
+// the key is looked at.
+func zcount(c *Client, args [][]byte, by engine.ZRangeBy) {
+	q := engine.ZRangeSpec{By: by}
+	if !c.zsetRangeArgs(&q, args[2], args[3]) {
 		return
 	}
-	n, err := c.db.ZCount(args[1], engine.ZRangeSpec{By: engine.ZByLex, Lex: r})
+	n, err := c.db.ZCount(args[1], q)
 	if err != nil {
 		c.zsetError(err)
 		return
@@ -420,30 +418,11 @@ func zrangeGeneric(c *Client, args [][]byte, keyIdx int, store bool, k zrangeKin
 		minArg, maxArg = maxArg, minArg // given as max, min
 	}
 	q := engine.ZRangeSpec{By: k.by, Rev: k.rev, Offset: offset, Limit: limit}
-	switch k.by {
-	case engine.ZByRank:
-		var ok bool
-		if q.Start, ok = c.intArg(minArg); !ok {
-			return
-		}
-		if q.Stop, ok = c.intArg(maxArg); !ok {
-			return
-		}
+	if k.by == engine.ZByRank {
 		q.Offset, q.Limit = 0, -1
-	case engine.ZByScore:
-		r, ok := zsetScoreRange(minArg, maxArg)
-		if !ok {
-			c.w.Error(ErrZsetMinMaxNotFloat)
-			return
-		}
-		q.Score = r
-	case engine.ZByLex:
-		r, ok := zsetLexRange(minArg, maxArg)
-		if !ok {
-			c.w.Error(ErrZsetLexRange)
-			return
-		}
-		q.Lex = r
+	}
+	if !c.zsetRangeArgs(&q, minArg, maxArg) {
+		return
 	}
 	if store {
 		n, err := c.db.ZRangeStore(args[1], args[2], &q, c.zsetLimits())
@@ -482,37 +461,18 @@ func zrankGeneric(c *Client, args [][]byte, rev bool) {
 	}
 }
 
-func cmdZRemRangeByRank(c *Client, args [][]byte) {
-	start, ok := c.intArg(args[2])
-	if !ok {
-		return
-	}
-	stop, ok := c.intArg(args[3])
-	if !ok {
-		return
-	}
-	zremRange(c, args[1], engine.ZRangeSpec{By: engine.ZByRank, Start: start, Stop: stop})
-}
+func cmdZRemRangeByRank(c *Client, args [][]byte)  { zremRange(c, args, engine.ZByRank) }
+func cmdZRemRangeByScore(c *Client, args [][]byte) { zremRange(c, args, engine.ZByScore) }
+func cmdZRemRangeByLex(c *Client, args [][]byte)   { zremRange(c, args, engine.ZByLex) }
 
-func cmdZRemRangeByScore(c *Client, args [][]byte) {
-	r, ok := zsetScoreRange(args[2], args[3])
-	if !ok {
-		c.w.Error(ErrZsetMinMaxNotFloat)
+// zremRange is ZREMRANGEBYRANK, ZREMRANGEBYSCORE and ZREMRANGEBYLEX key
+// min max: the range is parsed before the key is looked at.
+func zremRange(c *Client, args [][]byte, by engine.ZRangeBy) {
+	q := engine.ZRangeSpec{By: by}
+	if !c.zsetRangeArgs(&q, args[2], args[3]) {
 		return
 	}
-	zremRange(c, args[1], engine.ZRangeSpec{By: engine.ZByScore, Score: r})
-}
-
-func cmdZRemRangeByLex(c *Client, args [][]byte) {
-	r, ok := zsetLexRange(args[2], args[3])
-	if !ok {
-		c.w.Error(ErrZsetLexRange)
-		return
-	}
-	zremRange(c, args[1], engine.ZRangeSpec{By: engine.ZByLex, Lex: r})
-}
-
-func zremRange(c *Client, key []byte, q engine.ZRangeSpec) {
+	key := args[1]
 	n, err := c.db.ZRemRange(key, q)
 	if err != nil {
 		c.zsetError(err)
@@ -538,7 +498,7 @@ func zpopMinMax(c *Client, args [][]byte, max bool) {
 	count, nested := int64(1), false
 	if len(args) == 3 {
 		var ok bool
-		if count, ok = c.zsetRangeLong(args[2], 0, math.MaxInt64, ErrZsetNotPositive); !ok {
+		if count, ok = c.countArg(args[2], 0, ErrZsetNotPositive); !ok {
 			return
 		}
 		nested = c.w.resp3()
@@ -573,35 +533,15 @@ func zpopMinMax(c *Client, args [][]byte, max bool) {
 // is [key, [[member, score], ...]], or a null array when every key is
 // empty.
 func cmdZMPop(c *Client, args [][]byte) {
-	numkeys, ok := c.zsetRangeLong(args[1], 1, math.MaxInt64, ErrZsetNumkeys)
+	keys, max, count, ok := c.zmpopArgs(args, 1)
 	if !ok {
 		return
 	}
-	if numkeys > int64(len(args)) {
-		c.w.Error(ErrSyntax)
-		return
-	}
-	whereIdx := 2 + int(numkeys)
-	if whereIdx >= len(args) {
-		c.w.Error(ErrSyntax)
-		return
-	}
-	max, count, ok := c.zmpopWhereCount(args, whereIdx)
-	if !ok {
-		return
-	}
-	keys := args[2:whereIdx]
 	popped := 0
 	idx, err := c.db.ZPop(keys, max, int(min(count, math.MaxInt)), func(k, n int) {
 		popped = n
-		c.w.Array(2)
-		c.w.Bulk(keys[k])
-		c.w.Array(n)
-	}, func(m []byte, s float64) {
-		c.w.Array(2)
-		c.w.Bulk(m)
-		c.w.Double(s)
-	})
+		c.mpopHeader(keys[k], n)
+	}, c.zsetPair)
 	if err == nil && idx >= 0 && popped > 0 {
 		c.notify(evZSet, zpopEvent(max), keys[idx])
 	}
@@ -847,32 +787,33 @@ func zsetStoreKeys(args [][]byte) []int { return numkeysKeys(args, 1, 2) }
 // bzmpopGetKeys.
 func bzmpopKeys(args [][]byte) []int { return numkeysKeys(args, 0, 2) }
 
-// zmpopWhereCount reads the MIN|MAX word at args[whereIdx] and the
-// optional COUNT after it, the tail ZMPOP and BZMPOP share; it replies the
-// error itself. count defaults to 1; a second COUNT is a syntax error.
-func (c *Client) zmpopWhereCount(args [][]byte, whereIdx int) (max bool, count int64, ok bool) {
+// zmpopArgs reads numkeys key... MIN|MAX [COUNT count] from args[at:],
+// the arguments ZMPOP and BZMPOP share, as Redis's zmpopGenericCommand: a
+// bad numkeys, too few arguments, neither MIN nor MAX, a bad or repeated
+// COUNT are errors, in that order; it replies the error itself.
+func (c *Client) zmpopArgs(args [][]byte, at int) (keys [][]byte, max bool, count int64, ok bool) {
+	if keys, ok = c.numkeysArg(args, at, 1, ErrZsetNumkeys, ErrSyntax); !ok {
+		return nil, false, 0, false
+	}
+	whereAt := at + 1 + len(keys)
 	switch {
-	case argIsC(args[whereIdx], "MIN"):
-	case argIsC(args[whereIdx], "MAX"):
+	case argIsC(args[whereAt], "MIN"):
+	case argIsC(args[whereAt], "MAX"):
 		max = true
 	default:
 		c.w.Error(ErrSyntax)
-		return false, 0, false
+		return nil, false, 0, false
 	}
-	count = -1
-	for j := whereIdx + 1; j < len(args); j++ {
-		if count == -1 && argIsC(args[j], "COUNT") && j+1 < len(args) {
-			j++
-			if count, ok = c.zsetRangeLong(args[j], 1, math.MaxInt64, ErrZsetCountPositive); !ok {
-				return false, 0, false
-			}
-			continue
-		}
-		c.w.Error(ErrSyntax)
-		return false, 0, false
+	if count, ok = c.mpopCountArg(args, whereAt+1, ErrZsetCountPositive); !ok {
+		return nil, false, 0, false
 	}
-	if count == -1 {
-		count = 1
-	}
-	return max, count, true
+	return keys, max, count, true
+}
+
+// zsetPair writes [member, score], an element of ZMPOP's and BZMPOP's
+// replies in both protocols.
+func (c *Client) zsetPair(m []byte, score float64) {
+	c.w.Array(2)
+	c.w.Bulk(m)
+	c.w.Double(score)
 }

@@ -29,16 +29,7 @@ func bzpopMinMax(c *Client, args [][]byte, max bool) {
 // arguments are checked as ZMPOP's (numkeys, too few arguments, MIN|MAX,
 // COUNT), then the timeout.
 func cmdBZMPop(c *Client, args [][]byte) {
-	numkeys, ok := c.zsetRangeLong(args[2], 1, math.MaxInt64, ErrZsetNumkeys)
-	if !ok {
-		return
-	}
-	if numkeys >= int64(len(args)-3) {
-		c.w.Error(ErrSyntax)
-		return
-	}
-	whereIdx := 3 + int(numkeys)
-	max, count, ok := c.zmpopWhereCount(args, whereIdx)
+	keys, max, count, ok := c.zmpopArgs(args, 2)
 	if !ok {
 		return
 	}
@@ -46,7 +37,7 @@ func cmdBZMPop(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	c.zsetBlockPop(args[3:whereIdx], max, count, timeout)
+	c.zsetBlockPop(keys, max, count, timeout)
 }
 
 // zsetBlockPop pops or blocks for BZPOPMIN, BZPOPMAX (count < 0: one
@@ -54,29 +45,11 @@ func cmdBZMPop(c *Client, args [][]byte) {
 func (c *Client) zsetBlockPop(keys [][]byte, max bool, count, timeout int64) {
 	w := c.newWaiter()
 	res, err := c.db.BZPop(keys, max, int(min(count, math.MaxInt)), w)
-	switch {
-	case err != nil:
-		if w != nil {
-			w.Done()
-		}
-		c.zsetError(err)
-	case res != nil:
-		if w != nil {
-			w.Done()
-		}
-		c.notify(evZSet, zpopEvent(max), res.Key)
-		c.writeZPopResult(res, count)
-	case w == nil:
-		c.w.NullArray()
-	default:
-		c.block(w, timeout, func() bool {
-			r := w.ZSetResult()
-			if r != nil {
-				c.writeZPopResult(r, count)
-			}
-			return r != nil
-		}, c.w.NullArray)
-	}
+	write := func(r *engine.ZPopResult) { c.writeZPopResult(r, count) }
+	blockingPop(c, w, timeout, res, err, c.zsetError, func(r *engine.ZPopResult) {
+		c.notify(evZSet, zpopEvent(max), r.Key)
+		write(r)
+	}, w.ZSetResult, write)
 }
 
 // writeZPopResult replies [key, member, score] (BZPOPMIN/BZPOPMAX, count <
@@ -89,12 +62,8 @@ func (c *Client) writeZPopResult(r *engine.ZPopResult, count int64) {
 		c.w.Double(r.Members[0].Score)
 		return
 	}
-	c.w.Array(2)
-	c.w.Bulk(r.Key)
-	c.w.Array(len(r.Members))
+	c.mpopHeader(r.Key, len(r.Members))
 	for _, m := range r.Members {
-		c.w.Array(2)
-		c.w.Bulk(m.Member)
-		c.w.Double(m.Score)
+		c.zsetPair(m.Member, m.Score)
 	}
 }
