@@ -11,10 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/realserver"
 )
 
 // The tests in this file compare Tandem with a real redis-server (7.0 is
-// the reference); they are skipped when none is installed or with -short.
+// the reference). They take under a second and fail when redis-server is
+// not installed: CI installs it, and a skipped comparison checks nothing.
 
 // respConn is the smallest RESP2 client that CONFIG GET/SET needs.
 type respConn struct {
@@ -89,14 +92,7 @@ func io_ReadFull(r *bufio.Reader, buf []byte) (int, error) {
 
 func redisServer(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: no redis-server")
-	}
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	return path
+	return realserver.Path(t, realserver.Redis)
 }
 
 // startRedis runs redis-server on a free port and returns a client.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/internal/benchkit"
+	"github.com/tandemkv/tandem/internal/realserver"
 )
 
 // fakeServer is a small in-test RESP server over key ids, with the cache
@@ -350,15 +350,12 @@ func TestMonitorSteersKeysHeld(t *testing.T) {
 	}
 }
 
-// End to end against a real redis-server, if installed: small, unpaced.
+// End to end against a real redis-server: small, unpaced.
 func TestRunAgainstRedis(t *testing.T) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
 	if testing.Short() {
-		t.Skip("starts redis-server")
+		t.Skip("starts redis-server and replays 80000 requests")
 	}
+	bin := realserver.Path(t, realserver.Redis)
 	o, err := parseFlags([]string{"-tandem", "none", "-redis-server", bin, "-keys", "50000", "-sizes", "0.02",
 		"-workloads", "zipf-0.99,ttl", "-warmup", "20000", "-requests", "60000", "-rate", "0", "-ttl", "200ms"}, io.Discard)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/realserver"
 )
 
 func TestParseSets(t *testing.T) {
@@ -80,10 +82,7 @@ func TestSmallRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	redis, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatal("redis-server not found (apt-get install redis-server)")
-	}
+	redis := realserver.Path(t, realserver.Redis)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "tandem")
 	build := exec.Command("go", "build", "-o", bin, "github.com/tandemkv/tandem/cmd/tandem")

@@ -40,9 +40,12 @@
 // Self-test mode proves that the cases are deterministic and that the
 // harness is correct: every case must pass when both sides are the real
 // servers. COMPAT_DUMP=1 with -v logs every command with the reference
-// reply; COMPAT_KEEP=1 keeps the servers' logs. redis-server and memcached
-// must be installed (apt-get install -y redis-server memcached); without
-// them the suite fails, it never skips.
+// reply; COMPAT_KEEP=1 keeps the servers' logs.
+//
+// One rule holds for every test in the tree that needs a real redis-server
+// or memcached: CI installs both (scripts/test.sh), so a missing one fails
+// the test with the apt-get line that installs it (internal/realserver),
+// never skips it. Here TestMain fails the whole package before any case.
 //
 // crossproto_test.go is not differential: it checks that the Redis and
 // memcached front doors of Tandem share one keyspace, and asserts concrete

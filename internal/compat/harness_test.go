@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/realserver"
 )
 
 // Addresses of the servers under comparison, set by TestMain.
@@ -101,13 +103,13 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 
-	redisBin, err := exec.LookPath("redis-server")
+	redisBin, err := realserver.Lookup(realserver.Redis)
 	if err != nil {
-		return fail("redis-server not found in PATH: install it (apt-get install -y redis-server); this suite never skips")
+		return fail("%v", err)
 	}
-	memcBin, err := exec.LookPath("memcached")
+	memcBin, err := realserver.Lookup(realserver.Memcached)
 	if err != nil {
-		return fail("memcached not found in PATH: install it (apt-get install -y memcached); this suite never skips")
+		return fail("%v", err)
 	}
 
 	start := func(name string, nports int, args func(ports []int) []string) (*server, error) {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/realserver"
 )
 
 // ---- independent encoders for the compact formats (test side) ----
@@ -272,9 +274,7 @@ func freePort(t *testing.T) int {
 // startRedis runs redis-server in dir with args added to a test baseline.
 func startRedis(t *testing.T, dir string, args ...string) *redisProc {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is required (scripts/test.sh installs it): %v", err)
-	}
+	bin := realserver.Path(t, realserver.Redis)
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		port := freePort(t)
@@ -282,7 +282,7 @@ func startRedis(t *testing.T, dir string, args ...string) *redisProc {
 		full := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 			"--save", "", "--appendonly", "no", "--enable-debug-command", "yes",
 			"--logfile", logf, "--daemonize", "no"}, args...)
-		cmd := exec.Command("redis-server", full...)
+		cmd := exec.Command(bin, full...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
