@@ -282,11 +282,19 @@ send:
 // Each listener's connections go to its own front-end.
 func TestTwoListeners(t *testing.T) {
 	upper, lower := newLineFrontend("A:"), newLineFrontend("B:")
-	a1, a2 := freeAddr(t), freeAddr(t)
-	s := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Multicore: true})
-	s.Listeners([]Listener{{Addrs: []string{a1}, Frontend: upper}, {Addrs: []string{a2}, Frontend: lower}})
-	if _, err := runServer(t, s); err != nil {
-		t.Skipf("could not bind: %v", err)
+	var a1, a2 string
+	for attempt := 0; ; attempt++ {
+		a1, a2 = freeAddr(t), freeAddr(t)
+		s := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Multicore: true})
+		s.Listeners([]Listener{{Addrs: []string{a1}, Frontend: upper}, {Addrs: []string{a2}, Frontend: lower}})
+		_, err := runServer(t, s)
+		if err == nil {
+			break
+		}
+		if attempt == 3 {
+			t.Fatalf("could not bind %s and %s: %v", a1, a2, err)
+		}
+		// a port was taken between freeAddr and Run: try others
 	}
 	c1, c2 := dial(t, a1), dial(t, a2)
 	c1.send("x\n")
@@ -307,12 +315,8 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 	// A port already in use: Run fails, Ready is closed, Stop returns.
-	addr := freeAddr(t)
-	first := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	first.Listeners([]Listener{{Addrs: []string{addr}, Frontend: newLineFrontend("")}})
-	if _, err := runServer(t, first); err != nil {
-		t.Skipf("could not bind: %v", err)
-	}
+	first := startServer(t, Limits{}, false)
+	addr := first.addr
 	second := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	second.Listeners([]Listener{{Addrs: []string{addr}, Frontend: newLineFrontend("")}})
 	if err := second.Run(); err == nil {
