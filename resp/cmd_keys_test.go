@@ -90,46 +90,67 @@ func kWrongArgs(name string) string { return kErr(WrongArgs(name)) }
 
 // runKeyCases runs each case on a fresh in-process server. With
 // TANDEM_REF_REDIS=host:port it instead replays every case that does not
-// move the clock against that real redis-server (FLUSHALL first), which
-// is how the expected replies here were checked.
+// depend on the test clock against that real redis-server (FLUSHALL
+// first), which is how the expected replies here were checked; the cases
+// that do still run in-process, so that mode checks no fewer cases.
 func runKeyCases(t *testing.T, cases []keyCase) {
 	t.Helper()
-	if addr := os.Getenv("TANDEM_REF_REDIS"); addr != "" {
-		replayKeyCases(t, addr, cases)
-		return
-	}
+	ref := os.Getenv("TANDEM_REF_REDIS")
 	for _, kc := range cases {
 		t.Run(kc.name, func(t *testing.T) {
-			env := newTestEnv(t)
-			if len(kc.config) > 0 {
-				if err := env.cfg.Set(kc.config...); err != nil {
-					t.Fatal(err)
-				}
+			if ref != "" && !kc.dependsOnClock() {
+				replayKeyCase(t, ref, kc)
+				return
 			}
-			c := env.client()
-			if kc.resp3 {
-				c.c.w.Proto = 3
-				c.c.proto.Store(3)
-			}
-			for i, s := range kc.steps {
-				if s.advance != 0 {
-					env.clock.Advance(s.advance)
-					continue
-				}
-				if s.selectDB != 0 {
-					c.c.selectDB(s.selectDB - 1)
-					continue
-				}
-				got := c.do(s.args...)
-				want := s.want
-				if s.sorted {
-					got, want = ksortReply(t, got), ksortReply(t, want)
-				}
-				if got != want {
-					t.Errorf("step %d %q:\n got %q\nwant %q", i, s.args, got, want)
-				}
-			}
+			runKeyCase(t, kc)
 		})
+	}
+}
+
+// dependsOnClock reports whether kc's replies depend on the test clock,
+// which a real redis-server does not have.
+func (kc keyCase) dependsOnClock() bool {
+	if kc.testClock {
+		return true
+	}
+	for _, s := range kc.steps {
+		if s.advance != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// runKeyCase runs kc on a fresh in-process server.
+func runKeyCase(t *testing.T, kc keyCase) {
+	env := newTestEnv(t)
+	if len(kc.config) > 0 {
+		if err := env.cfg.Set(kc.config...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := env.client()
+	if kc.resp3 {
+		c.c.w.Proto = 3
+		c.c.proto.Store(3)
+	}
+	for i, s := range kc.steps {
+		if s.advance != 0 {
+			env.clock.Advance(s.advance)
+			continue
+		}
+		if s.selectDB != 0 {
+			c.c.selectDB(s.selectDB - 1)
+			continue
+		}
+		got := c.do(s.args...)
+		want := s.want
+		if s.sorted {
+			got, want = ksortReply(t, got), ksortReply(t, want)
+		}
+		if got != want {
+			t.Errorf("step %d %q:\n got %q\nwant %q", i, s.args, got, want)
+		}
 	}
 }
 
@@ -958,59 +979,50 @@ func TestScanCursorArg(t *testing.T) {
 	}
 }
 
-// replayKeyCases sends the cases to a real redis-server and checks the
-// same expectations there.
-func replayKeyCases(t *testing.T, addr string, cases []keyCase) {
-	for _, kc := range cases {
-		t.Run(kc.name, func(t *testing.T) {
-			for _, s := range kc.steps {
-				if s.advance != 0 || kc.testClock {
-					t.Skip("depends on the test clock")
-				}
-			}
-			conn, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			r := bufio.NewReader(conn)
-			do := func(args ...string) string {
-				t.Helper()
-				if _, err := conn.Write([]byte(encodeCommand(args...))); err != nil {
-					t.Fatal(err)
-				}
-				conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-				reply, err := readRawReply(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return reply
-			}
-			do("FLUSHALL")
-			do("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction")
-			defer do("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction")
-			for _, kv := range kc.config {
-				if got := do("CONFIG", "SET", kv[0], kv[1]); got != kOK {
-					t.Fatalf("CONFIG SET %s: %q", kv[0], got)
-				}
-			}
-			if kc.resp3 {
-				do("HELLO", "3")
-			}
-			for i, s := range kc.steps {
-				if s.selectDB != 0 {
-					do("SELECT", strconv.Itoa(s.selectDB-1))
-					continue
-				}
-				got, want := do(s.args...), s.want
-				if s.sorted {
-					got, want = ksortReply(t, got), ksortReply(t, want)
-				}
-				if got != want {
-					t.Errorf("step %d %q:\n redis %q\n want  %q", i, s.args, got, want)
-				}
-			}
-		})
+// replayKeyCase sends kc to a real redis-server and checks the same
+// expectations there.
+func replayKeyCase(t *testing.T, addr string, kc keyCase) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	do := func(args ...string) string {
+		t.Helper()
+		if _, err := conn.Write([]byte(encodeCommand(args...))); err != nil {
+			t.Fatal(err)
+		}
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		reply, err := readRawReply(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply
+	}
+	do("FLUSHALL")
+	do("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction")
+	defer do("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction")
+	for _, kv := range kc.config {
+		if got := do("CONFIG", "SET", kv[0], kv[1]); got != kOK {
+			t.Fatalf("CONFIG SET %s: %q", kv[0], got)
+		}
+	}
+	if kc.resp3 {
+		do("HELLO", "3")
+	}
+	for i, s := range kc.steps {
+		if s.selectDB != 0 {
+			do("SELECT", strconv.Itoa(s.selectDB-1))
+			continue
+		}
+		got, want := do(s.args...), s.want
+		if s.sorted {
+			got, want = ksortReply(t, got), ksortReply(t, want)
+		}
+		if got != want {
+			t.Errorf("step %d %q:\n redis %q\n want  %q", i, s.args, got, want)
+		}
 	}
 }
 
