@@ -23,9 +23,10 @@ func TestRSSBound(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/<pid>/status")
 	}
+	// go test puts GOROOT/bin first on PATH: no go here is a broken setup.
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command to build tandem")
+		t.Fatalf("no go command on PATH to build tandem: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "tandem")
 	build := exec.Command(goBin, "build", "-o", bin, "../tandem")
