@@ -139,7 +139,7 @@ func TestCompressReadPaths(t *testing.T) {
 			if _, err := d.IncrBy(bs("k"), 1); err != ErrNotInteger {
 				t.Errorf("INCR: %v", err)
 			}
-			if _, _, _, _, err := d.IncrUnsigned(bs("k"), 1, false, 0); err != ErrNotInteger {
+			if _, err := d.IncrUnsigned(bs("k"), 1, false, 0); err != ErrNotInteger {
 				t.Errorf("memcached incr: %v", err)
 			}
 			// Bits: SETBIT reads the plain bytes and stores them plain.

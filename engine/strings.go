@@ -363,34 +363,45 @@ func (d DB) IncrByFloat(key, delta []byte) ([]byte, error) {
 	return it.Value, nil
 }
 
+// IncrResult reports what IncrUnsigned did.
+type IncrResult struct {
+	Value uint64 // the number stored, when the key was changed
+	CAS   uint64 // the key's new CAS unique, when it was changed
+	Found bool   // the key exists (a missing key is not created)
+	// CASMismatch: a CAS unique was given and the key has another one;
+	// nothing was changed.
+	CASMismatch bool
+}
+
 // IncrUnsigned is memcached's incr/decr: the value must be an unsigned
 // decimal (as strtoull reads it), incr wraps at 2^64, decr stops at 0, and
 // a shorter result is padded with spaces to the old length, as memcached
-// rewrites the number in place. found is false for a missing key (nothing
-// is created). A non-number, or a key of another type, gives ErrNotInteger.
-// cas, when non-zero, must match the key's CAS unique (meta arithmetic);
-// casMismatch reports when it does not.
-func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val uint64, newCAS uint64, found, casMismatch bool, err error) {
+// rewrites the number in place. Found is false for a missing key (nothing
+// is created). A non-number, or a key of another type, gives ErrNotInteger
+// with Found set. cas, when non-zero, must match the key's CAS unique
+// (meta arithmetic); CASMismatch reports when it does not.
+func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (IncrResult, error) {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
 	defer s.unlock()
 	slot := d.find(s, key, h, now)
 	if slot < 0 {
-		return 0, 0, false, false, nil
+		return IncrResult{}, nil
 	}
+	found := IncrResult{Found: true}
 	en := &s.entries[slot]
 	if en.typ != TypeString {
-		return 0, 0, true, false, ErrNotInteger
+		return found, ErrNotInteger
 	}
 	if cas != 0 && s.cas(en) != cas {
-		return 0, 0, true, true, nil
+		return IncrResult{Found: true, CASMismatch: true}, nil
 	}
 	old, buf := s.plainValue(en, true)
 	defer putBuf(buf)
 	cur, ok := parseMemcachedUint(old)
 	if !ok {
-		return 0, 0, true, false, ErrNotInteger
+		return found, ErrNotInteger
 	}
 	if decr {
 		if delta > cur {
@@ -406,12 +417,12 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (val u
 		out = append(out, ' ')
 	}
 	if d.e.overLimit() && len(out) > len(old) {
-		return 0, 0, true, false, ErrOOM
+		return found, ErrOOM
 	}
 	slot = d.store(s, slot, key, h, out, encodingFor(out), keepMeta, now)
 	en = &s.entries[slot]
 	d.touch(en, now)
-	return cur, s.cas(en), true, false, nil
+	return IncrResult{Value: cur, CAS: s.cas(en), Found: true}, nil
 }
 
 // parseMemcachedUint reads a stored value as memcached's safe_strtoull:

@@ -284,18 +284,18 @@ func TestIncrUnsigned(t *testing.T) {
 			} else if tc.initial != "" {
 				cas = mustSet(t, d, "k", tc.initial, SetOptions{TTL: TTLSet, ExpireAt: oldExpire, Flags: 9}).CAS
 			}
-			val, newCAS, found, mismatch, err := d.IncrUnsigned(bs("k"), tc.delta, tc.decr, 0)
-			if !errors.Is(err, tc.wantErr) || found != tc.wantFound || mismatch {
-				t.Fatalf("= found %v mismatch %v err %v; want found %v err %v", found, mismatch, err, tc.wantFound, tc.wantErr)
+			r, err := d.IncrUnsigned(bs("k"), tc.delta, tc.decr, 0)
+			if !errors.Is(err, tc.wantErr) || r.Found != tc.wantFound || r.CASMismatch {
+				t.Fatalf("= %+v err %v; want found %v err %v", r, err, tc.wantFound, tc.wantErr)
 			}
-			if err != nil || !found {
+			if err != nil || !r.Found {
 				if tc.initial == "" && getString(t, d, "k") != "<nil>" {
 					t.Errorf("IncrUnsigned created a missing key")
 				}
 				return
 			}
-			if val != tc.wantVal {
-				t.Errorf("value %d, want %d", val, tc.wantVal)
+			if r.Value != tc.wantVal {
+				t.Errorf("value %d, want %d", r.Value, tc.wantVal)
 			}
 			it, _, _ := d.Get(bs("k"))
 			if string(it.Value) != tc.wantStore {
@@ -304,8 +304,8 @@ func TestIncrUnsigned(t *testing.T) {
 			if it.ExpireAt != oldExpire || it.Flags != 9 {
 				t.Errorf("expire %d flags %d: must be kept", it.ExpireAt, it.Flags)
 			}
-			if newCAS == 0 || newCAS == cas || newCAS != it.CAS {
-				t.Errorf("CAS %d (old %d, key %d): want a fresh one", newCAS, cas, it.CAS)
+			if r.CAS == 0 || r.CAS == cas || r.CAS != it.CAS {
+				t.Errorf("CAS %d (old %d, key %d): want a fresh one", r.CAS, cas, it.CAS)
 			}
 			checkInvariants(t, e)
 		})
@@ -317,19 +317,19 @@ func TestIncrUnsignedCASAndType(t *testing.T) {
 	d := e.DB(0)
 	d.TrackCAS = true // memcached semantics: CAS uniques at once
 	cas := mustSet(t, d, "k", "10", SetOptions{}).CAS
-	if _, _, found, mismatch, err := d.IncrUnsigned(bs("k"), 1, false, cas+1); !found || !mismatch || err != nil {
-		t.Errorf("CAS mismatch: found %v mismatch %v err %v", found, mismatch, err)
+	if r, err := d.IncrUnsigned(bs("k"), 1, false, cas+1); !r.Found || !r.CASMismatch || err != nil {
+		t.Errorf("CAS mismatch: %+v err %v", r, err)
 	}
 	if v := getString(t, d, "k"); v != "10" {
 		t.Errorf("a CAS mismatch wrote %q", v)
 	}
-	val, newCAS, found, mismatch, err := d.IncrUnsigned(bs("k"), 1, false, cas)
-	if val != 11 || !found || mismatch || err != nil || newCAS == cas {
-		t.Errorf("CAS match: %d %d %v %v %v", val, newCAS, found, mismatch, err)
+	r, err := d.IncrUnsigned(bs("k"), 1, false, cas)
+	if r.Value != 11 || !r.Found || r.CASMismatch || err != nil || r.CAS == cas {
+		t.Errorf("CAS match: %+v err %v", r, err)
 	}
 	putRaw(t, d, bs("h"), nil, TypeHash)
-	if _, _, found, _, err := d.IncrUnsigned(bs("h"), 1, false, 0); !found || !errors.Is(err, ErrNotInteger) {
-		t.Errorf("on a hash: found %v err %v; want found and ErrNotInteger", found, err)
+	if r, err := d.IncrUnsigned(bs("h"), 1, false, 0); !r.Found || !errors.Is(err, ErrNotInteger) {
+		t.Errorf("on a hash: found %v err %v; want found and ErrNotInteger", r.Found, err)
 	}
 }
 

@@ -340,7 +340,9 @@ func (fe *Frontend) touchKey(key []byte, ch engine.ExpireChange) bool {
 // stores a new item instead: unpadded, without those bits.
 func (fe *Frontend) incr(key []byte, delta uint64, decr bool, cas uint64, pinned bool) (val, newCAS uint64, found, mismatch bool, err error) {
 	info, had := fe.db.Info(key)
-	val, newCAS, found, mismatch, err = fe.db.IncrUnsigned(key, delta, decr, cas)
+	var r engine.IncrResult
+	r, err = fe.db.IncrUnsigned(key, delta, decr, cas)
+	val, newCAS, found, mismatch = r.Value, r.CAS, r.Found, r.CASMismatch
 	if found && !mismatch && err == nil {
 		fe.notify(engine.ClassString, "incrby", key)
 	}
