@@ -90,10 +90,10 @@ func (c *Client) block(w *engine.Waiter, timeoutMs int64, resume func() bool, ti
 
 // blockingPop ends a blocking pop (BLPOP, BLMPOP, BZPOPMIN, BZMPOP…) that
 // the engine has tried with waiter w, nil when the client may not block.
-// An error (replied by fail) or a result popped at once (given to popped,
-// which notifies and replies) releases w. With nothing popped the client
-// blocks until handed returns what a push gave it, replied by write; a
-// timeout, or a client that may not block, replies a null array.
+// An error, replied by fail, or a result popped at once, given to popped
+// (which notifies) and replied by write, releases w. With nothing popped
+// the client blocks until handed returns what a push gave it, replied by
+// write; a timeout, or a client that may not block, replies a null array.
 func blockingPop[R any](c *Client, w *engine.Waiter, timeout int64, res *R, err error,
 	fail func(error), popped func(*R), handed func() *R, write func(*R)) {
 	switch {
@@ -107,6 +107,7 @@ func blockingPop[R any](c *Client, w *engine.Waiter, timeout int64, res *R, err 
 			w.Done()
 		}
 		popped(res)
+		write(res)
 	case w == nil:
 		c.w.NullArray()
 	default:

@@ -199,14 +199,7 @@ func cmdBitOp(c *Client, args [][]byte) {
 		return
 	}
 	n, err := c.db.BitOp(op, args[2], args[3:])
-	if err != nil {
-		c.engineError(err)
-		return
-	}
-	if n > 0 { // an empty result deleted the destination: "del" if it existed
-		c.notify(evString, "set", args[2])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.engineError, evString, "set", args[2])
 }
 
 func cmdBitField(c *Client, args [][]byte)   { c.bitField(args, false) }

@@ -177,14 +177,7 @@ func cmdHVals(c *Client, args [][]byte)   { hashGetAll(c, args[1], hashValues) }
 
 func cmdHDel(c *Client, args [][]byte) {
 	n, err := c.db.HDel(args[1], args[2:])
-	if err != nil {
-		c.hashError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evHash, "hdel", args[1])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.hashError, evHash, "hdel", args[1])
 }
 
 // hashInt replies an integer computed from the hash at key, 0 when the key
@@ -192,11 +185,7 @@ func cmdHDel(c *Client, args [][]byte) {
 func hashInt(c *Client, key []byte, fn func(h engine.HashView) int64) {
 	var n int64
 	_, err := c.db.HView(key, func(h engine.HashView) { n = fn(h) })
-	if err != nil {
-		c.hashError(err)
-		return
-	}
-	c.w.Int(n)
+	intReply(c, n, err, c.hashError)
 }
 
 func cmdHLen(c *Client, args [][]byte) {

@@ -64,11 +64,7 @@ func cmdPFCount(c *Client, args [][]byte) {
 	} else {
 		n, err = c.db.PFCountUnion(args[1:])
 	}
-	if err != nil {
-		c.hllError(err)
-		return
-	}
-	c.w.Int(n)
+	intReply(c, n, err, c.hllError)
 }
 
 // cmdPFMerge is PFMERGE destkey [sourcekey ...]: destkey becomes the union

@@ -87,14 +87,7 @@ func cmdRPushX(c *Client, args [][]byte) { c.push(args, engine.ListRight, true) 
 // push is LPUSH, RPUSH, LPUSHX and RPUSHX: the length after the push.
 func (c *Client) push(args [][]byte, end engine.ListEnd, onlyIfExists bool) {
 	n, err := c.db.LPushEnd(args[1], end, args[2:], onlyIfExists)
-	if err != nil {
-		c.listError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evList, pushEvent(end), args[1])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.listError, evList, pushEvent(end), args[1])
 }
 
 func cmdLPop(c *Client, args [][]byte) { c.pop(args, engine.ListLeft) }
@@ -146,11 +139,7 @@ func (c *Client) pop(args [][]byte, end engine.ListEnd) {
 // cmdLLen is LLEN key.
 func cmdLLen(c *Client, args [][]byte) {
 	n, err := c.db.LLen(args[1])
-	if err != nil {
-		c.listError(err)
-		return
-	}
-	c.w.Int(int64(n))
+	intReply(c, n, err, c.listError)
 }
 
 // cmdLRange is LRANGE key start stop; the indexes are parsed before the
@@ -235,14 +224,7 @@ func cmdLInsert(c *Client, args [][]byte) {
 		return
 	}
 	n, err := c.db.LInsert(args[1], after, args[3], args[4])
-	if err != nil {
-		c.listError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evList, "linsert", args[1])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.listError, evList, "linsert", args[1])
 }
 
 // cmdLRem is LREM key count element.
@@ -252,14 +234,7 @@ func cmdLRem(c *Client, args [][]byte) {
 		return
 	}
 	n, err := c.db.LRem(args[1], count, args[3])
-	if err != nil {
-		c.listError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evList, "lrem", args[1])
-	}
-	c.w.Int(n)
+	changedReply(c, n, err, c.listError, evList, "lrem", args[1])
 }
 
 // cmdLTrim is LTRIM key start stop.
@@ -300,18 +275,16 @@ func cmdLPos(c *Client, args [][]byte) {
 			o.Rank = v
 		case argIsC(args[j], "COUNT") && more:
 			j++
-			v, ok := c.countArg(args[j], 0, ErrListCountNegative)
-			if !ok {
+			var ok bool
+			if o.Count, ok = c.countArg(args[j], 0, ErrListCountNegative); !ok {
 				return
 			}
-			o.Count = v
 		case argIsC(args[j], "MAXLEN") && more:
 			j++
-			v, ok := c.countArg(args[j], 0, ErrListMaxLenNegative)
-			if !ok {
+			var ok bool
+			if o.MaxLen, ok = c.countArg(args[j], 0, ErrListMaxLenNegative); !ok {
 				return
 			}
-			o.MaxLen = v
 		default:
 			c.w.Error(ErrSyntax)
 			return
@@ -449,11 +422,9 @@ func cmdBLMPop(c *Client, args [][]byte) {
 func (c *Client) listBlockPop(keys [][]byte, end engine.ListEnd, count int64, timeout int64) {
 	w := c.newWaiter()
 	res, err := c.db.BLPopEnd(keys, end, int(count), w)
-	write := func(r *engine.ListPopResult) { c.writePopResult(r, count) }
-	blockingPop(c, w, timeout, res, err, c.listError, func(r *engine.ListPopResult) {
-		c.notify(evList, popEvent(end), r.Key)
-		write(r)
-	}, w.ListResult, write)
+	blockingPop(c, w, timeout, res, err, c.listError,
+		func(r *engine.ListPopResult) { c.notify(evList, popEvent(end), r.Key) },
+		w.ListResult, func(r *engine.ListPopResult) { c.writePopResult(r, count) })
 }
 
 // writePopResult replies [key, element] (BLPOP, count < 0) or [key,

@@ -79,26 +79,12 @@ func (c *Client) finishMembers(start, n int, err error, asSet bool) {
 
 func cmdSAdd(c *Client, args [][]byte) {
 	n, err := c.db.SAdd(args[1], args[2:], c.setLimits())
-	if err != nil {
-		c.engineError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evSet, "sadd", args[1])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.engineError, evSet, "sadd", args[1])
 }
 
 func cmdSRem(c *Client, args [][]byte) {
 	n, err := c.db.SRem(args[1], args[2:])
-	if err != nil {
-		c.engineError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evSet, "srem", args[1])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.engineError, evSet, "srem", args[1])
 }
 
 // cmdSMembers replies a set (RESP3 ~); an intset's members ascend.
@@ -139,11 +125,7 @@ func b2i(b bool) int64 {
 
 func cmdSCard(c *Client, args [][]byte) {
 	n, err := c.db.SCard(args[1])
-	if err != nil {
-		c.engineError(err)
-		return
-	}
-	c.w.Int(int64(n))
+	intReply(c, n, err, c.engineError)
 }
 
 // cmdSPop is SPOP key [count]. The count is checked before the key, as in
@@ -253,14 +235,7 @@ func cmdSDiffStore(c *Client, args [][]byte)  { setStore(c, engine.SetDiff, args
 // the destination, whatever type it held.
 func setStore(c *Client, op engine.SetOp, args [][]byte) {
 	n, err := c.db.SCombineStore(op, args[1], args[2:], c.setLimits())
-	if err != nil {
-		c.engineError(err)
-		return
-	}
-	if n > 0 { // an empty result deleted the destination: "del" if it existed
-		c.notify(evSet, setStoreEvent(op), args[1])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.engineError, evSet, setStoreEvent(op), args[1])
 }
 
 // cmdSInterCard is SINTERCARD numkeys key [key ...] [LIMIT limit]. Errors
@@ -283,11 +258,7 @@ func cmdSInterCard(c *Client, args [][]byte) {
 		return
 	}
 	n, err := c.db.SInterCard(keys, limit)
-	if err != nil {
-		c.engineError(err)
-		return
-	}
-	c.w.Int(n)
+	intReply(c, n, err, c.engineError)
 }
 
 // cmdSScan is SSCAN key cursor [MATCH pattern] [COUNT count]. Redis checks

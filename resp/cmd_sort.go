@@ -93,14 +93,7 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 	}
 	if store != nil {
 		n, err := c.db.SortStore(args[1], store, &spec)
-		if err != nil {
-			c.sortError(err)
-			return
-		}
-		if n > 0 { // else the destination was deleted ("del" if it existed)
-			c.notify(evList, "sortstore", store)
-		}
-		c.w.Int(int64(n))
+		changedReply(c, n, err, c.sortError, evList, "sortstore", store)
 		return
 	}
 	res, err := c.db.Sort(args[1], &spec)

@@ -385,11 +385,7 @@ func cmdAppend(c *Client, args [][]byte) {
 // length is read from its header, without decompressing it.
 func cmdStrlen(c *Client, args [][]byte) {
 	n, err := c.db.StrLen(args[1])
-	if err != nil {
-		c.engineError(err)
-		return
-	}
-	c.w.Int(int64(n))
+	intReply(c, n, err, c.engineError)
 }
 
 func cmdIncr(c *Client, args [][]byte) { c.incrBy(args[1], 1) }

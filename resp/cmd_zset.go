@@ -272,14 +272,7 @@ pairs:
 
 func cmdZRem(c *Client, args [][]byte) {
 	n, err := c.db.ZRem(args[1], args[2:])
-	if err != nil {
-		c.zsetError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evZSet, "zrem", args[1])
-	}
-	c.w.Int(int64(n))
+	changedReply(c, n, err, c.zsetError, evZSet, "zrem", args[1])
 }
 
 func cmdZScore(c *Client, args [][]byte) {
@@ -314,11 +307,7 @@ func cmdZMScore(c *Client, args [][]byte) {
 
 func cmdZCard(c *Client, args [][]byte) {
 	n, err := c.db.ZCard(args[1])
-	if err != nil {
-		c.zsetError(err)
-		return
-	}
-	c.w.Int(int64(n))
+	intReply(c, n, err, c.zsetError)
 }
 
 func cmdZCount(c *Client, args [][]byte)    { zcount(c, args, engine.ZByScore) }
@@ -332,11 +321,7 @@ func zcount(c *Client, args [][]byte, by engine.ZRangeBy) {
 		return
 	}
 	n, err := c.db.ZCount(args[1], q)
-	if err != nil {
-		c.zsetError(err)
-		return
-	}
-	c.w.Int(int64(n))
+	intReply(c, n, err, c.zsetError)
 }
 
 // zrangeKind is how a ZRANGE-like command fixes its range type and
@@ -426,14 +411,7 @@ func zrangeGeneric(c *Client, args [][]byte, keyIdx int, store bool, k zrangeKin
 	}
 	if store {
 		n, err := c.db.ZRangeStore(args[1], args[2], &q, c.zsetLimits())
-		if err != nil {
-			c.zsetError(err)
-			return
-		}
-		if n > 0 { // else the destination was deleted ("del" if it existed)
-			c.notify(evZSet, "zrangestore", args[1])
-		}
-		c.w.Int(int64(n))
+		changedReply(c, n, err, c.zsetError, evZSet, "zrangestore", args[1])
 		return
 	}
 	found, err := c.db.ZRange(args[keyIdx], &q, func(n int) { c.zsetArray(n, withScores) },
@@ -472,16 +450,8 @@ func zremRange(c *Client, args [][]byte, by engine.ZRangeBy) {
 	if !c.zsetRangeArgs(&q, args[2], args[3]) {
 		return
 	}
-	key := args[1]
-	n, err := c.db.ZRemRange(key, q)
-	if err != nil {
-		c.zsetError(err)
-		return
-	}
-	if n > 0 {
-		c.notify(evZSet, zremRangeEvent(q.By), key)
-	}
-	c.w.Int(int64(n))
+	n, err := c.db.ZRemRange(args[1], q)
+	changedReply(c, n, err, c.zsetError, evZSet, zremRangeEvent(q.By), args[1])
 }
 
 func cmdZPopMin(c *Client, args [][]byte) { zpopMinMax(c, args, false) }
@@ -662,21 +632,10 @@ options:
 	switch {
 	case card:
 		n, err := c.db.ZInterCard(keys, limit)
-		if err != nil {
-			c.zsetError(err)
-			return
-		}
-		c.w.Int(int64(n))
+		intReply(c, n, err, c.zsetError)
 	case store:
 		n, err := c.db.ZCombineStore(args[1], keys, &spec, c.zsetLimits())
-		if err != nil {
-			c.zsetError(err)
-			return
-		}
-		if n > 0 { // else the destination was deleted ("del" if it existed)
-			c.notify(evZSet, name, args[1])
-		}
-		c.w.Int(int64(n))
+		changedReply(c, n, err, c.zsetError, evZSet, name, args[1])
 	default:
 		err := c.db.ZCombine(keys, &spec, func(n int) { c.zsetArray(n, withScores) },
 			func(m []byte, s float64) { c.zsetMember(m, s, withScores) })

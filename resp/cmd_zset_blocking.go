@@ -45,11 +45,9 @@ func cmdBZMPop(c *Client, args [][]byte) {
 func (c *Client) zsetBlockPop(keys [][]byte, max bool, count, timeout int64) {
 	w := c.newWaiter()
 	res, err := c.db.BZPop(keys, max, int(min(count, math.MaxInt)), w)
-	write := func(r *engine.ZPopResult) { c.writeZPopResult(r, count) }
-	blockingPop(c, w, timeout, res, err, c.zsetError, func(r *engine.ZPopResult) {
-		c.notify(evZSet, zpopEvent(max), r.Key)
-		write(r)
-	}, w.ZSetResult, write)
+	blockingPop(c, w, timeout, res, err, c.zsetError,
+		func(r *engine.ZPopResult) { c.notify(evZSet, zpopEvent(max), r.Key) },
+		w.ZSetResult, func(r *engine.ZPopResult) { c.writeZPopResult(r, count) })
 }
 
 // writeZPopResult replies [key, member, score] (BZPOPMIN/BZPOPMAX, count <
