@@ -166,7 +166,7 @@ func TestAppendBeyondItemSize(t *testing.T) {
 }
 
 func TestOutOfMemory(t *testing.T) {
-	env := newTestEnv(t)
+	env := newTestEnv(t, "--maxmemory-policy", "noeviction")
 	c := env.client()
 	c.expect("set k 0 0 1\r\nx\r\nset n 0 0 1\r\n1\r\n", "STORED\r\nSTORED\r\n")
 	env.eng.SetMaxMemory(1) // everything is over the limit now

@@ -9,13 +9,15 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/services"
 )
 
 // Options configure the memcached front-end.
 type Options struct {
-	Engine  *engine.Engine
-	Config  *conf.Config
-	Version string // what "version" and "stats" report, as given
+	// Services are the shared services the front-end serves (it uses the
+	// keyspace and the configuration); the composition root builds them.
+	Services *services.Services
+	Version  string // what "version" and "stats" report, as given
 	// Shutdown is what the "shutdown" command does when
 	// memcached-enable-shutdown is set; graceful is "shutdown graceful".
 	// nil raises SIGINT in the process, as memcached does.
@@ -43,19 +45,16 @@ type Frontend struct {
 
 // New returns the memcached front-end.
 func New(o Options) *Frontend {
-	cfg := o.Config
-	if cfg == nil {
-		cfg = conf.Default()
-	}
-	db := o.Engine.DB(0)
+	cfg := o.Services.Config
+	db := o.Services.Engine.DB(0)
 	db.TrackCAS = true // every memcached item has a CAS unique
 	f := &Frontend{
-		eng:      o.Engine,
+		eng:      o.Services.Engine,
 		db:       db,
 		cfg:      cfg,
 		version:  o.Version,
 		shutdown: o.Shutdown,
-		clock:    o.Engine.Clock(),
+		clock:    o.Services.Engine.Clock(),
 	}
 	if f.shutdown == nil {
 		f.shutdown = raiseSIGINT

@@ -1,11 +1,13 @@
 package memproto
 
 import (
-	"github.com/tandemkv/tandem/server/servertest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/server/servertest"
+	"github.com/tandemkv/tandem/services"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
@@ -62,7 +64,7 @@ func newBareEnv(t testing.TB, args ...string) *testEnv {
 	db := eng.DB(0)
 	db.TrackCAS = true // the memcached view of the keyspace
 	env := &testEnv{t: t, eng: eng, db: db, cfg: cfg, clock: clock}
-	env.fe = New(Options{Engine: eng, Config: cfg, Version: "1.6.18-tandem-test",
+	env.fe = New(Options{Services: services.New(services.Options{Engine: eng, Config: cfg}), Version: "1.6.18-tandem-test",
 		Shutdown: func(graceful bool) { env.shutdowns = append(env.shutdowns, graceful) }})
 	return env
 }

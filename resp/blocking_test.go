@@ -1,10 +1,12 @@
 package resp
 
 import (
-	"github.com/tandemkv/tandem/server/servertest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/server/servertest"
+	"github.com/tandemkv/tandem/services"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
@@ -247,7 +249,7 @@ func TestBlockingReplySkipped(t *testing.T) {
 // client is woken by its timer and replies within 50 ms of the timeout.
 func TestBlockingRealTimeout(t *testing.T) {
 	eng := engine.New(engine.Options{ShardBits: 4})
-	fe := New(Options{Engine: eng, Config: conf.Default(), Facts: ServerFacts{StartTime: time.Now()}})
+	fe := New(Options{Services: services.New(services.Options{Engine: eng, Config: conf.Default()}), Facts: ServerFacts{StartTime: time.Now()}})
 	env := &testEnv{t: t, fe: fe, eng: eng}
 	a := env.loopClient()
 	start := time.Now()

@@ -4,11 +4,13 @@ import (
 	"os"
 	"time"
 
-	"github.com/tandemkv/tandem/conf"
-	"github.com/tandemkv/tandem/engine"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/services"
 )
 
 // persistEnv is a test env whose dumps go to a temporary directory, with
@@ -22,7 +24,7 @@ func persistEnv(t *testing.T) (*testEnv, string) {
 	}
 	clock := engine.NewManualClock(time.Now().UnixMilli())
 	eng := engine.New(engine.Options{Clock: clock, ShardBits: 4})
-	fe := New(Options{Engine: eng, Config: cfg, Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
+	fe := New(Options{Services: services.New(services.Options{Engine: eng, Config: cfg}), Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
 	return &testEnv{t: t, fe: fe, eng: eng, cfg: cfg, clock: clock}, dir
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/server/servertest"
+	"github.com/tandemkv/tandem/services"
 )
 
 // Pub/sub: replies and pushes in both protocols, subscribe mode, delivery
@@ -406,7 +407,7 @@ func TestPubSubOutputLimitUnit(t *testing.T) {
 func startRESPServer(t *testing.T, cfg *conf.Config) (string, *Frontend) {
 	t.Helper()
 	eng := engine.New(engine.Options{})
-	fe := New(Options{Engine: eng, Config: cfg, Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
+	fe := New(Options{Services: services.New(services.Options{Engine: eng, Config: cfg}), Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
 	for attempt := 0; ; attempt++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

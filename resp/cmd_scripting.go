@@ -1,9 +1,6 @@
 package resp
 
 import (
-	"context"
-	"errors"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -101,37 +98,8 @@ const (
 	busyFunctionScript = scripting.ErrBusyFunc
 )
 
-// scriptEngines holds each front-end's scripting state.
-var scriptEngines sync.Map // *Frontend → *scripting.Engine
-
-// scripts returns the front-end's scripting engine.
-func (f *Frontend) scripts() *scripting.Engine {
-	if e, ok := scriptEngines.Load(f); ok {
-		return e.(*scripting.Engine)
-	}
-	e, _ := scriptEngines.LoadOrStore(f, scripting.NewEngine())
-	return e.(*scripting.Engine)
-}
-
-// functionSources are the FUNCTION libraries' sources, for a dump.
-func (f *Frontend) functionSources() [][]byte {
-	libs := f.scripts().Functions.Libraries()
-	out := make([][]byte, len(libs))
-	for i, l := range libs {
-		out[i] = []byte(l.Code)
-	}
-	return out
-}
-
-// loadFunction loads a library from a dump, replacing one of the same name.
-func (f *Frontend) loadFunction(code []byte) error {
-	sc := &Client{fe: f, authenticated: true, inExclusive: true}
-	sc.db = f.eng.DB(0)
-	if _, msg := f.scripts().Functions.Load(code, true, &scriptHost{c: sc, caller: sc}); msg != "" {
-		return errors.New(msg)
-	}
-	return nil
-}
+// scripts returns the scripting engine the front-end was given.
+func (f *Frontend) scripts() *scripting.Engine { return f.scriptEngine }
 
 // denyOOM reports whether a script with these flags is refused while
 // used memory is over maxmemory: scripts with a shebang declare their
@@ -331,16 +299,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 }
 
 // Log implements scripting.Host: redis.log goes to the server log.
-func (h *scriptHost) Log(level int, msg string) {
-	lv := slog.LevelInfo
-	switch level {
-	case scripting.LogDebug, scripting.LogVerbose:
-		lv = slog.LevelDebug
-	case scripting.LogWarning:
-		lv = slog.LevelWarn
-	}
-	h.c.fe.log.Log(context.Background(), lv, msg, "source", "lua")
-}
+func (h *scriptHost) Log(level int, msg string) { scripting.LogTo(h.c.fe.log, level, msg) }
 
 // KnownCommand implements scripting.Host.
 func (h *scriptHost) KnownCommand(args [][]byte) bool {

@@ -10,7 +10,9 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/pubsub"
+	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/snapshot"
 )
 
@@ -34,18 +36,15 @@ type ServerFacts struct {
 
 // Options configure the Redis front-end.
 type Options struct {
-	Engine *engine.Engine
-	Config *conf.Config
-	Facts  ServerFacts
-	// Limits returns the server's connection limits (INFO clients).
-	Limits func() server.Limits
+	// Services are the shared services the front-end serves: the
+	// keyspace, pub/sub, scripting, persistence and the configuration.
+	// The composition root builds them; the front-end owns none.
+	Services *services.Services
+	Facts    ServerFacts
 	// ClientBuffers returns what the connections' buffers hold, both
 	// protocols together (INFO memory mem_clients_normal, INFO clients
 	// client_recent_max_*_buffer); nil: reported as 0.
 	ClientBuffers func() server.ClientBuffers
-	// Logger receives the front-end's log lines (a subscriber closed for
-	// its output limit); nil: slog.Default().
-	Logger *slog.Logger
 	// Shutdown stops the server without saving (SHUTDOWN has saved
 	// already); nil: SHUTDOWN only closes its connection (tests).
 	Shutdown func()
@@ -65,8 +64,9 @@ type Frontend struct {
 	memPeak atomic.Int64 // INFO used_memory_peak, sampled every 100 ms and by INFO (info_memory.go)
 	rates   rateSampler  // INFO instantaneous_*
 
-	persist  *snapshot.Manager // SAVE, BGSAVE, save rules (cmd_persistence.go)
-	shutdown func()
+	persist      *snapshot.Manager // SAVE, BGSAVE, save rules (cmd_persistence.go)
+	scriptEngine *scripting.Engine // EVAL, FUNCTION (cmd_scripting.go)
+	shutdown     func()
 
 	// busyText is the BUSY reply while a busy script runs (busy.go); the
 	// script sets it before marking the gate busy.
@@ -88,11 +88,12 @@ type frontendStats struct {
 	errorReplies                         atomic.Int64
 }
 
-// New returns the Redis front-end over eng.
+// New returns the Redis front-end over o.Services.
 func New(o Options) *Frontend {
-	f := &Frontend{eng: o.Engine, cfg: o.Config, facts: o.Facts, clientBuffers: o.ClientBuffers}
+	svc := o.Services
+	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
+		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log}
 	f.table = NewTable(commandFamilies()...)
-	followMemoryConfig(f.eng, f.cfg)
 	f.started = o.Facts.StartTime
 	if f.started.IsZero() {
 		f.started = time.Now()
@@ -102,29 +103,12 @@ func New(o Options) *Frontend {
 	}
 	f.replID = randomHex40()
 	f.errorCodes = map[string]int64{}
-	f.hub = pubsub.New()
-	f.log = o.Logger
-	if f.log == nil {
-		f.log = slog.Default()
-	}
-	f.setupNotify()
-	followCompressionConfig(f.eng, f.cfg)
 	f.shutdown = o.Shutdown
 	if f.shutdown == nil {
 		f.shutdown = func() {}
 	}
-	f.persist = snapshot.New(snapshot.Options{Engine: f.eng, Config: f.cfg, Logger: f.log,
-		Functions: f.functionSources, Function: f.loadFunction})
 	return f
 }
-
-// Persistence returns the snapshot manager: the binary loads the dump at
-// start, runs the save rules and saves on SIGTERM through it.
-func (f *Frontend) Persistence() *snapshot.Manager { return f.persist }
-
-// Hub returns the pub/sub registry: PUBLISH's, and keyspace
-// notifications'.
-func (f *Frontend) Hub() *pubsub.Hub { return f.hub }
 
 // Table returns the command table.
 func (f *Frontend) Table() *Table { return f.table }

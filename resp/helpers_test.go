@@ -1,10 +1,12 @@
 package resp
 
 import (
-	"github.com/tandemkv/tandem/server/servertest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/server/servertest"
+	"github.com/tandemkv/tandem/services"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
@@ -30,7 +32,7 @@ func newTestEnv(t *testing.T) *testEnv {
 	clock := engine.NewManualClock(1_700_000_000_000)
 	eng := engine.New(engine.Options{Clock: clock, ShardBits: 4})
 	cfg := conf.Default()
-	fe := New(Options{Engine: eng, Config: cfg, Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
+	fe := New(Options{Services: services.New(services.Options{Engine: eng, Config: cfg}), Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
 	return &testEnv{t: t, fe: fe, eng: eng, cfg: cfg, clock: clock}
 }
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/conf"
-	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/memproto"
 	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/services"
 )
 
 // Without a server, the client buffer fields are 0.
@@ -30,11 +30,11 @@ func TestInfoClientBuffersNoServer(t *testing.T) {
 // here two requests whose data has not all arrived, one per protocol.
 func TestInfoMemClientsNormal(t *testing.T) {
 	cfg := conf.Default()
-	eng := engine.New(engine.Options{})
+	svc := services.New(services.Options{Config: cfg})
 	var srv *server.Server
-	fe := New(Options{Engine: eng, Config: cfg, ClientBuffers: func() server.ClientBuffers { return srv.ClientBuffers() },
+	fe := New(Options{Services: svc, ClientBuffers: func() server.ClientBuffers { return srv.ClientBuffers() },
 		Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
-	mc := memproto.New(memproto.Options{Engine: eng, Config: cfg, Version: "1.6.18"})
+	mc := memproto.New(memproto.Options{Services: svc, Version: "1.6.18"})
 	var respAddr, mcAddr string
 	for attempt := 0; ; attempt++ {
 		respAddr, mcAddr = freeLoopbackAddr(t), freeLoopbackAddr(t)

@@ -2,9 +2,7 @@ package resp
 
 import (
 	"bytes"
-	"strconv"
 
-	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 )
 
@@ -14,10 +12,9 @@ import (
 // names, classes, order and conditions of the notifyKeyspaceEvent calls in
 // Redis 7.0's command; the engine reports "expired" and blocked-client
 // hand-offs itself (engine/notify.go). The engine delivers an event only
-// when its class is enabled; the Sink built here turns it into Redis's
-// messages: on __keyspace@<db>__:<key> with the event name as the message
-// (flag K), then on __keyevent@<db>__:<event> with the key as the message
-// (flag E).
+// when its class is enabled, to the sink services.NotifySink, which
+// publishes it on Redis's channels for subscribers of both protocols'
+// writes.
 
 // Event classes, short names for the handlers.
 const (
@@ -37,48 +34,6 @@ func (c *Client) notify(class engine.Class, name string, key []byte) {
 // notifyEnabled reports whether events of class are delivered, for
 // handlers that must do extra work to know what to report.
 func (c *Client) notifyEnabled(class engine.Class) bool { return c.db.NotifyEnabled(class) }
-
-// NotifySink returns the engine sink that publishes events with publish
-// (the pub/sub hub's Publish) on Redis's channels.
-func NotifySink(publish func(channel, message []byte) int) engine.Sink {
-	return func(ev engine.Event) {
-		if ev.Keyspace {
-			ch := make([]byte, 0, len("__keyspace@__:")+4+len(ev.Key))
-			ch = append(ch, "__keyspace@"...)
-			ch = strconv.AppendInt(ch, int64(ev.DB), 10)
-			ch = append(ch, "__:"...)
-			ch = append(ch, ev.Key...)
-			publish(ch, []byte(ev.Name))
-		}
-		if ev.Keyevent {
-			ch := make([]byte, 0, len("__keyevent@__:")+4+len(ev.Name))
-			ch = append(ch, "__keyevent@"...)
-			ch = strconv.AppendInt(ch, int64(ev.DB), 10)
-			ch = append(ch, "__:"...)
-			ch = append(ch, ev.Name...)
-			publish(ch, ev.Key) // subscribers copy what they keep
-		}
-	}
-}
-
-// setupNotify publishes the engine's keyspace events on the front-end's
-// hub, with the classes notify-keyspace-events enables.
-func (f *Frontend) setupNotify() {
-	f.eng.SetNotifySink(NotifySink(f.hub.Publish))
-	followNotifyConfig(f.eng, f.cfg)
-}
-
-// followNotifyConfig makes the engine's enabled classes follow
-// notify-keyspace-events, now and on every CONFIG SET.
-func followNotifyConfig(eng *engine.Engine, cfg *conf.Config) {
-	if cfg == nil {
-		return
-	}
-	eng.SetNotifyFlags(uint32(cfg.NotifyKeyspaceEvents()))
-	cfg.OnChange("notify-keyspace-events", func(c *conf.Config) {
-		eng.SetNotifyFlags(uint32(c.NotifyKeyspaceEvents()))
-	})
-}
 
 // notifySet reports a string write as Redis's SET does: "set", then
 // "expire" when it came with an expiry. An expiry already past leaves no

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/services"
 )
 
 // Keyspace notifications: the events each command family emits, captured
@@ -18,7 +19,7 @@ import (
 func notifyEnv(t *testing.T, flags string) (*testEnv, *[]string) {
 	env := newTestEnv(t)
 	var got []string
-	env.eng.SetNotifySink(NotifySink(func(ch, msg []byte) int {
+	env.eng.SetNotifySink(services.NotifySink(func(ch, msg []byte) int {
 		got = append(got, string(ch)+" "+string(msg))
 		return 0
 	}))

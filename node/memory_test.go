@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"io"
@@ -59,7 +59,7 @@ func TestSetupMemoryDefault(t *testing.T) {
 	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
 		t.Fatalf("GOGC %d, want %d", got, gcPercent)
 	}
-	// CONFIG SET maxmemory re-derives it (main wires apply to OnChange).
+	// CONFIG SET maxmemory re-derives it (New hands apply to the services).
 	mem.apply(100 << 20)
 	if got, want := debug.SetMemoryLimit(-1), memlimit.GoLimit(100<<20, 1<<30); got != want {
 		t.Fatalf("GOMEMLIMIT after a change %d, want %d", got, want)

@@ -1,0 +1,217 @@
+// Package node is Tandem's composition root: the one place that builds
+// every part of a server and hands each what it needs.
+//
+// New builds, in this order:
+//
+//  1. the memory bound: maxmemory's default from the cgroup or RAM, GOGC
+//     and GOMEMLIMIT (memory.go);
+//  2. the shared services (package services): the engine, the pub/sub
+//     hub, scripting and the snapshot manager, each following its
+//     directives;
+//  3. the network server (package server), whose limits follow
+//     maxclients, timeout and the buffer limits (limits.go);
+//  4. the front-ends, resp and memproto, each given the services;
+//  5. the listeners: which front-end serves which addresses.
+//
+// Run then loads the dump, starts the background loops (active expiry,
+// save rules, used_memory_peak) and serves until a signal or SHUTDOWN.
+//
+// Where a new part plugs in: a new shared service (users and ACL, an
+// append-only file, replication, metrics) is built in package services so
+// both front-ends and their tests receive it; a new listener (TLS ports, a
+// metrics port, the memcached binary protocol) is one more entry in
+// listeners below; a new background loop starts in Run next to the others.
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/memproto"
+	"github.com/tandemkv/tandem/resp"
+	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/services"
+)
+
+// Options configure New.
+type Options struct {
+	Config  *conf.Config
+	Logger  *slog.Logger
+	Version string // Tandem's own version (INFO server, memcached "version")
+	// Environ is the process environment: a GOGC or GOMEMLIMIT set there
+	// is kept instead of the values derived from maxmemory.
+	Environ []string
+	// MemoryRoot is the file system root where the cgroup limit and
+	// /proc/meminfo are read; "" is "/" (tests pass a fake tree).
+	MemoryRoot string
+}
+
+// Node is one Tandem server: its services, its network server and both
+// front-ends.
+type Node struct {
+	cfg     *conf.Config
+	log     *slog.Logger
+	version string
+
+	Services  *services.Services
+	Server    *server.Server
+	Redis     *resp.Frontend
+	Memcached *memproto.Frontend // nil when memcached-port is 0
+
+	stopNoSave chan struct{} // closed by SHUTDOWN (which saved, or was told not to)
+	stopOnce   sync.Once
+}
+
+// New builds a node from its configuration; nothing listens yet.
+func New(o Options) *Node {
+	cfg, log := o.Config, o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	root := o.MemoryRoot
+	if root == "" {
+		root = "/"
+	}
+	n := &Node{cfg: cfg, log: log, version: o.Version, stopNoSave: make(chan struct{})}
+
+	mem := setupMemory(cfg, log, o.Environ, root)
+	n.Services = services.New(services.Options{Config: cfg, Logger: log, ProcessMemory: mem.apply})
+
+	n.Server = server.New(server.Options{Logger: log, Multicore: true, Limits: limitsOf(cfg)})
+	followLimits(n.Server, cfg)
+
+	facts := resp.ServerFacts{
+		TandemVersion:  o.Version,
+		ProcessID:      os.Getpid(),
+		ConfigFile:     cfg.ConfigFile(),
+		TCPPort:        cfg.Port(),
+		MemcachedPort:  cfg.MemcachedPort(),
+		RunID:          runID(),
+		StartTime:      time.Now(),
+		ClientsCounter: n.Server.Clients,
+	}
+	facts.Executable, _ = os.Executable()
+	n.Redis = resp.New(resp.Options{Services: n.Services, Facts: facts, ClientBuffers: n.Server.ClientBuffers,
+		Shutdown: func() { n.stopOnce.Do(func() { close(n.stopNoSave) }) }})
+
+	listeners := []server.Listener{{Addrs: addrs(cfg, cfg.Port()), Frontend: n.Redis}}
+	if p := cfg.MemcachedPort(); p > 0 {
+		n.Memcached = memproto.New(memproto.Options{Services: n.Services, Version: memcachedVersion(o.Version)})
+		listeners = append(listeners, server.Listener{Addrs: addrs(cfg, p), Frontend: n.Memcached})
+	}
+	n.Server.Listeners(listeners)
+	return n
+}
+
+// Run loads the dump, serves until a signal arrives on sigs or a client
+// runs SHUTDOWN, then stops: the process's exit code.
+func (n *Node) Run(sigs <-chan os.Signal) int {
+	cfg, log, persist := n.cfg, n.log, n.Services.Persist
+	if err := n.loadDump(); err != nil {
+		log.Error(err.Error())
+		return 1
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go n.Services.Engine.RunActiveExpiry(ctx, cfg.Hz())
+	go n.Redis.SampleMemoryEvery(ctx, 100*time.Millisecond) // used_memory_peak
+	go persist.Run(ctx)                                     // save rules
+
+	errc := make(chan error, 1)
+	go func() { errc <- n.Server.Run() }()
+	select {
+	case <-n.Server.Ready():
+		if err := n.Server.StartErr(); err != nil {
+			log.Error("cannot start", "err", err)
+			return 1
+		}
+	case err := <-errc:
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	log.Info("Tandem ready to accept connections", "version", n.version, "redis", cfg.Port(), "memcached", cfg.MemcachedPort(), "bind", cfg.Bind(), "pid", os.Getpid())
+
+	select {
+	case sig := <-sigs:
+		log.Info("received signal, shutting down", "signal", sig.String())
+		if persist.HasRules() {
+			// As Redis on SIGTERM: with save rules, save before exiting.
+			persist.Wait()
+			if err := persist.Save(); err != nil {
+				log.Error("error saving the DB before exiting", "err", err)
+			}
+		}
+	case <-n.stopNoSave:
+	case err := <-errc:
+		if err != nil {
+			log.Error("server stopped", "err", err)
+			return 1
+		}
+	}
+	stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	if err := n.Server.Stop(stopCtx); err != nil {
+		log.Warn("stopping the server", "err", err)
+	}
+	log.Info("Tandem is now ready to exit, bye bye...")
+	return 0
+}
+
+// loadDump creates the data directory and loads dir/dbfilename if there
+// is one. It never starts half loaded, nor empty over a dump that exists,
+// unless start-empty-on-bad-dump says so: then the bad file is kept
+// aside, not overwritten.
+func (n *Node) loadDump() error {
+	cfg, persist := n.cfg, n.Services.Persist
+	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
+		return fmt.Errorf("cannot create the data directory (dir) %s: %w", cfg.Dir(), err)
+	}
+	_, err := persist.Load()
+	if err == nil {
+		return nil
+	}
+	if !cfg.StartEmptyOnBadDump() {
+		return fmt.Errorf("cannot load the dump; refusing to start (set start-empty-on-bad-dump yes, or move the file away, to start empty): %w", err)
+	}
+	aside := persist.Path() + ".bad-" + time.Now().UTC().Format("20060102T150405")
+	if rerr := os.Rename(persist.Path(), aside); rerr != nil {
+		return fmt.Errorf("cannot load the dump nor set it aside; refusing to start: %w (rename: %v)", err, rerr)
+	}
+	n.log.Warn("cannot load the dump; set it aside and starting empty (start-empty-on-bad-dump)", "err", err, "kept", aside)
+	return nil
+}
+
+// addrs joins every bind address with port.
+func addrs(cfg *conf.Config, port int) []string {
+	var out []string
+	for _, b := range cfg.BindAddrs() {
+		host := b.Host
+		if host == "*" {
+			host = "0.0.0.0"
+		}
+		out = append(out, net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	return out
+}
+
+// runID is a random 40-hex-character id, as Redis's run_id.
+func runID() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// memcachedVersion is what `version` answers on the memcached port: the
+// memcached release whose protocol Tandem speaks first, so clients that
+// read it to decide whether meta commands exist decide right.
+func memcachedVersion(tandem string) string { return "1.6.18-tandem-" + tandem }

@@ -1,0 +1,95 @@
+package services
+
+import (
+	"strconv"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/engine"
+)
+
+// The followers: each applies its directives to a shared service now and
+// on every CONFIG SET. Each directive has one follower; nothing else
+// subscribes to it (server limits are followed by package node, which
+// builds the server).
+
+// followMemory makes the engine's memory bound and eviction follow
+// maxmemory, maxmemory-policy, maxmemory-samples, lfu-log-factor and
+// lfu-decay-time; process, when set, is told every new maxmemory after
+// the engine (GOMEMLIMIT; the value at start is the caller's to apply).
+func followMemory(eng *engine.Engine, cfg *conf.Config, process func(maxMemory int64)) {
+	apply := func(c *conf.Config) {
+		eng.SetMaxMemory(c.MaxMemory())
+		policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy().String())
+		eng.SetEviction(engine.Eviction{Policy: policy, Samples: c.MaxMemorySamples(),
+			LFULogFactor: c.LFULogFactor(), LFUDecayTime: c.LFUDecayTime()})
+	}
+	apply(cfg)
+	for _, name := range []string{"maxmemory-policy", "maxmemory-samples", "lfu-log-factor", "lfu-decay-time"} {
+		cfg.OnChange(name, apply)
+	}
+	cfg.OnChange("maxmemory", func(c *conf.Config) {
+		apply(c)
+		if process != nil {
+			process(c.MaxMemory())
+		}
+	})
+}
+
+// followCompression makes the engine's value compression follow the
+// compression, compression-min-size and compression-min-saving
+// directives. A change applies to new writes; stored values keep their
+// form and stay readable.
+func followCompression(eng *engine.Engine, cfg *conf.Config) {
+	apply := func(c *conf.Config) {
+		codec := engine.CodecNone
+		switch c.Compression() {
+		case conf.CompressionS2:
+			codec = engine.CodecS2
+		case conf.CompressionZstd:
+			codec = engine.CodecZstd
+		}
+		eng.SetCompression(engine.Compression{
+			Codec:     codec,
+			MinSize:   c.CompressionMinSize(),
+			MinSaving: c.CompressionMinSaving(),
+		})
+	}
+	apply(cfg)
+	for _, name := range []string{"compression", "compression-min-size", "compression-min-saving"} {
+		cfg.OnChange(name, apply)
+	}
+}
+
+// followNotify makes the engine's enabled event classes follow
+// notify-keyspace-events.
+func followNotify(eng *engine.Engine, cfg *conf.Config) {
+	eng.SetNotifyFlags(uint32(cfg.NotifyKeyspaceEvents()))
+	cfg.OnChange("notify-keyspace-events", func(c *conf.Config) {
+		eng.SetNotifyFlags(uint32(c.NotifyKeyspaceEvents()))
+	})
+}
+
+// NotifySink returns the engine sink that publishes keyspace events with
+// publish (the hub's Publish) on Redis 7.0's channels: on
+// __keyspace@<db>__:<key> with the event name as the message (flag K),
+// then on __keyevent@<db>__:<event> with the key as the message (flag E).
+// Events of both protocols' writes go through it: memcached writes too.
+func NotifySink(publish func(channel, message []byte) int) engine.Sink {
+	return func(ev engine.Event) {
+		if ev.Keyspace {
+			publish(eventChannel("__keyspace@", ev.DB, ev.Key), []byte(ev.Name))
+		}
+		if ev.Keyevent {
+			publish(eventChannel("__keyevent@", ev.DB, []byte(ev.Name)), ev.Key) // subscribers copy what they keep
+		}
+	}
+}
+
+// eventChannel is prefix<db>__:<suffix>, Redis's notification channel.
+func eventChannel(prefix string, db int, suffix []byte) []byte {
+	ch := make([]byte, 0, len(prefix)+len("__:")+4+len(suffix))
+	ch = append(ch, prefix...)
+	ch = strconv.AppendInt(ch, int64(db), 10)
+	ch = append(ch, "__:"...)
+	return append(ch, suffix...)
+}

@@ -1,0 +1,94 @@
+// Package services builds what both front-ends share — the keyspace
+// engine, the pub/sub hub, the Lua scripting engine and persistence — and
+// keeps each in step with its configuration directives.
+//
+// Neither front-end owns any of these: resp and memproto receive them, so
+// a memcached write publishes keyspace notifications and is saved to the
+// dump whether or not a Redis listener exists. Every directive that
+// changes a shared service at run time has exactly one follower, in this
+// package (follow.go); a front-end only reads the configuration.
+//
+// The composition root (package node) builds one Services for the
+// process; front-end tests build their own, so they run with the same
+// wiring as the server.
+package services
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/pubsub"
+	"github.com/tandemkv/tandem/scripting"
+	"github.com/tandemkv/tandem/snapshot"
+)
+
+// Options configure New.
+type Options struct {
+	Config *conf.Config // nil: conf.Default()
+	Logger *slog.Logger // nil: slog.Default()
+	// Engine is the keyspace to use; nil builds one from the
+	// configuration (databases, maxmemory). Tests pass an engine with a
+	// manual clock.
+	Engine *engine.Engine
+	// ProcessMemory, when set, is told every new maxmemory (CONFIG SET),
+	// after the engine: the binary keeps GOMEMLIMIT in step with it. Tests
+	// leave it nil so they never change the test process's runtime
+	// settings.
+	ProcessMemory func(maxMemory int64)
+}
+
+// Services are the shared services of one Tandem process.
+type Services struct {
+	Config  *conf.Config
+	Log     *slog.Logger
+	Engine  *engine.Engine
+	Hub     *pubsub.Hub       // PUBLISH, SUBSCRIBE and keyspace notifications
+	Scripts *scripting.Engine // EVAL's script cache and FUNCTION's libraries
+	Persist *snapshot.Manager // SAVE, BGSAVE, save rules, the dump at start
+}
+
+// New builds the services and starts following the configuration.
+func New(o Options) *Services {
+	s := &Services{Config: o.Config, Log: o.Logger, Engine: o.Engine}
+	if s.Config == nil {
+		s.Config = conf.Default()
+	}
+	if s.Log == nil {
+		s.Log = slog.Default()
+	}
+	if s.Engine == nil {
+		s.Engine = engine.New(engine.Options{Databases: s.Config.Databases(), MaxMemory: s.Config.MaxMemory()})
+	}
+	s.Hub = pubsub.New()
+	s.Scripts = scripting.NewEngine()
+	s.Persist = snapshot.New(snapshot.Options{Engine: s.Engine, Config: s.Config, Logger: s.Log,
+		Functions: s.functionSources, Function: s.loadFunction})
+
+	followMemory(s.Engine, s.Config, o.ProcessMemory)
+	followCompression(s.Engine, s.Config)
+	s.Engine.SetNotifySink(NotifySink(s.Hub.Publish))
+	followNotify(s.Engine, s.Config)
+	return s
+}
+
+// functionSources are the FUNCTION libraries' sources, for a dump.
+func (s *Services) functionSources() [][]byte {
+	libs := s.Scripts.Functions.Libraries()
+	out := make([][]byte, len(libs))
+	for i, l := range libs {
+		out[i] = []byte(l.Code)
+	}
+	return out
+}
+
+// loadFunction loads a library from a dump, replacing one of the same
+// name. A library's body sees only the loading API, so the only thing it
+// can ask of the server is redis.log.
+func (s *Services) loadFunction(code []byte) error {
+	if _, msg := s.Scripts.Functions.Load(code, true, scripting.LogHost(s.Log)); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
