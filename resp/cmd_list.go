@@ -71,6 +71,17 @@ func (c *Client) listEndArg(b []byte) (engine.ListEnd, bool) {
 	return 0, false
 }
 
+// listEndsArgs parses LMOVE's and BLMOVE's wherefrom and whereto, in that
+// order, as listEndArg.
+func (c *Client) listEndsArgs(from, to []byte) (engine.ListEnd, engine.ListEnd, bool) {
+	f, ok := c.listEndArg(from)
+	if !ok {
+		return 0, 0, false
+	}
+	t, ok := c.listEndArg(to)
+	return f, t, ok
+}
+
 // listVisit writes list elements as an array reply.
 func (c *Client) listVisit(total, i int, v []byte) {
 	if i == 0 {
@@ -308,11 +319,7 @@ func cmdLPos(c *Client, args [][]byte) {
 
 // cmdLMove is LMOVE source destination LEFT|RIGHT LEFT|RIGHT.
 func cmdLMove(c *Client, args [][]byte) {
-	from, ok := c.listEndArg(args[3])
-	if !ok {
-		return
-	}
-	to, ok := c.listEndArg(args[4])
+	from, to, ok := c.listEndsArgs(args[3], args[4])
 	if !ok {
 		return
 	}
@@ -444,11 +451,7 @@ func (c *Client) writePopResult(r *engine.ListPopResult, count int64) {
 
 // cmdBLMove is BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
 func cmdBLMove(c *Client, args [][]byte) {
-	from, ok := c.listEndArg(args[3])
-	if !ok {
-		return
-	}
-	to, ok := c.listEndArg(args[4])
+	from, to, ok := c.listEndsArgs(args[3], args[4])
 	if !ok {
 		return
 	}
