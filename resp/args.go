@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
 )
 
@@ -120,13 +121,21 @@ func (c *Client) scanCursorArg(b []byte) (uint64, bool) {
 	return v, true
 }
 
-// scanOptions parses the [MATCH pattern] [COUNT count] options of HSCAN,
-// SSCAN and ZSCAN from args[from:] as Redis does: COUNT must be at least 1,
-// a repeated option's last value wins, and a lone "*" pattern means no
-// filter (nil). optErr is the error reply, "" when the options are good;
-// the caller decides when to send it (Redis looks the key up first).
-func scanOptions(args [][]byte, from int) (count int64, pattern []byte, optErr string) {
-	count = 10
+// scanArgs are the options of SCAN, HSCAN, SSCAN and ZSCAN.
+type scanArgs struct {
+	count   int64
+	pattern []byte      // nil: no filter
+	typ     engine.Type // SCAN's TYPE; TypeNone: any type
+}
+
+// scanOptions parses the [MATCH pattern] [COUNT count] options of SCAN,
+// HSCAN, SSCAN and ZSCAN from args[from:], and SCAN's [TYPE type] when
+// typed, as Redis does: COUNT must be at least 1, a repeated option's last
+// value wins, and a lone "*" pattern means no filter (nil). optErr is the
+// error reply, "" when the options are good; the caller decides when to
+// send it (for a key's elements Redis looks the key up first).
+func scanOptions(args [][]byte, from int, typed bool) (o scanArgs, optErr string) {
+	o.count = 10
 	for i := from; i < len(args) && optErr == ""; i += 2 {
 		hasValue := i+1 < len(args)
 		switch {
@@ -138,16 +147,21 @@ func scanOptions(args [][]byte, from int) (count int64, pattern []byte, optErr s
 			case n < 1:
 				optErr = ErrSyntax
 			default:
-				count = n
+				o.count = n
 			}
 		case argIsC(args[i], "MATCH") && hasValue:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
+			o.pattern = args[i+1]
+			if len(o.pattern) == 1 && o.pattern[0] == '*' {
+				o.pattern = nil
 			}
+		case typed && argIsC(args[i], "TYPE") && hasValue:
+			o.typ = scanTypeByName(args[i+1])
 		default:
 			optErr = ErrSyntax
 		}
 	}
-	return count, pattern, optErr
+	return o, optErr
 }
+
+// batch is the COUNT hint as the engine's scans take it.
+func (o scanArgs) batch() int { return int(min(o.count, math.MaxInt32)) }

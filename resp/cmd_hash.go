@@ -2,7 +2,6 @@ package resp
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
@@ -366,7 +365,7 @@ func cmdHScan(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	count, pattern, optErr := scanOptions(args, 3)
+	o, optErr := scanOptions(args, 3, false)
 	var next uint64
 	tmp := Writer{Proto: c.w.Proto}
 	n := 0
@@ -374,7 +373,7 @@ func cmdHScan(c *Client, args [][]byte) {
 		if optErr != "" {
 			return
 		}
-		next = h.Scan(cursor, int(min(count, math.MaxInt32)), pattern, func(f, v []byte) {
+		next = h.Scan(cursor, o.batch(), o.pattern, func(f, v []byte) {
 			tmp.Bulk(f)
 			tmp.Bulk(v)
 			n += 2
@@ -388,9 +387,5 @@ func cmdHScan(c *Client, args [][]byte) {
 		c.w.Error(optErr)
 		return
 	}
-	var digits [20]byte
-	c.w.Array(2)
-	c.w.Bulk(strconv.AppendUint(digits[:0], next, 10))
-	c.w.Array(n)
-	c.w.Raw(tmp.Buf)
+	c.writeScanPage(next, n, tmp.Buf)
 }

@@ -3,7 +3,6 @@ package resp
 import (
 	"bytes"
 	"math"
-	"strconv"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
@@ -237,48 +236,18 @@ func cmdScan(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	var (
-		count   int64 = 10
-		pattern []byte
-		typ     = engine.TypeNone
-	)
-	for i := 2; i < len(args); i += 2 {
-		a := args[i]
-		hasValue := i+1 < len(args)
-		switch {
-		case argIsC(a, "COUNT") && hasValue:
-			n, ok := c.intArg(args[i+1])
-			if !ok {
-				return
-			}
-			if n < 1 {
-				c.w.Error(ErrSyntax)
-				return
-			}
-			count = n
-		case argIsC(a, "MATCH") && hasValue:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-		case argIsC(a, "TYPE") && hasValue:
-			typ = scanTypeByName(args[i+1])
-		default:
-			c.w.Error(ErrSyntax)
-			return
-		}
+	o, optErr := scanOptions(args, 2, true)
+	if optErr != "" {
+		c.w.Error(optErr)
+		return
 	}
 	tmp := Writer{Proto: c.w.Proto}
 	n := 0
-	next := c.db.Scan(cursor, int(min(count, math.MaxInt32)), pattern, typ, func(k []byte) {
+	next := c.db.Scan(cursor, o.batch(), o.pattern, o.typ, func(k []byte) {
 		tmp.Bulk(k)
 		n++
 	})
-	var num [20]byte
-	c.w.Array(2)
-	c.w.Bulk(strconv.AppendUint(num[:0], next, 10))
-	c.w.Array(n)
-	c.w.Raw(tmp.Buf)
+	c.writeScanPage(next, n, tmp.Buf)
 }
 
 func cmdRandomKey(c *Client, _ [][]byte) {

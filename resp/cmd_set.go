@@ -270,26 +270,18 @@ func cmdSScan(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	count, pattern, optErr := scanOptions(args, 3)
+	o, optErr := scanOptions(args, 3, false)
 	if optErr != "" {
-		// The key decides first: only an existing set sees the error.
 		n, err := c.db.SCard(args[1])
-		switch {
-		case err != nil:
-			c.engineError(err)
-		case n == 0:
-			c.writeEmptyScan()
-		default:
-			c.w.Error(optErr)
-		}
+		c.scanOptionError(n, err, c.engineError, optErr)
 		return
 	}
 	var match func([]byte) bool
-	if pattern != nil {
-		match = func(m []byte) bool { return glob.Match(pattern, m, false) }
+	if o.pattern != nil {
+		match = func(m []byte) bool { return glob.Match(o.pattern, m, false) }
 	}
 	start := len(c.w.Buf)
-	next, n, err := c.db.SScan(args[1], cursor, int(min(count, math.MaxInt32)), match, c.members())
+	next, n, err := c.db.SScan(args[1], cursor, o.batch(), match, c.members())
 	if err != nil {
 		c.w.Buf = c.w.Buf[:start]
 		c.engineError(err)
@@ -303,13 +295,6 @@ func cmdSScan(c *Client, args [][]byte) {
 	head = append(append(head, cur...), '\r', '\n')
 	head = appendHeader(head, '*', int64(n))
 	c.w.Buf = slices.Insert(c.w.Buf, start, head...)
-}
-
-// writeEmptyScan is Redis's shared.emptyscan: cursor 0, no elements.
-func (c *Client) writeEmptyScan() {
-	c.w.Array(2)
-	c.w.BulkString("0")
-	c.w.Array(0)
 }
 
 // sinterCardKeys finds SINTERCARD's keys (numkeys key ...), as Redis's

@@ -696,25 +696,16 @@ func cmdZScan(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	count, pattern, optErr := scanOptions(args, 3)
+	o, optErr := scanOptions(args, 3, false)
 	if optErr != "" {
 		n, err := c.db.ZCard(args[1])
-		switch {
-		case err != nil:
-			c.zsetError(err)
-		case n == 0:
-			c.w.Array(2)
-			c.w.BulkString("0")
-			c.w.Array(0)
-		default:
-			c.w.Error(optErr)
-		}
+		c.scanOptionError(n, err, c.zsetError, optErr)
 		return
 	}
 	tmp := Writer{Proto: c.w.Proto}
 	n := 0
 	var buf [32]byte
-	next, err := c.db.ZScan(args[1], cursor, int(min(count, math.MaxInt32)), pattern, func(m []byte, s float64, listpack bool) {
+	next, err := c.db.ZScan(args[1], cursor, o.batch(), o.pattern, func(m []byte, s float64, listpack bool) {
 		tmp.Bulk(m)
 		if listpack {
 			tmp.Bulk(appendListpackScore(buf[:0], s))
@@ -727,10 +718,7 @@ func cmdZScan(c *Client, args [][]byte) {
 		c.zsetError(err)
 		return
 	}
-	c.w.Array(2)
-	c.w.Bulk(strconv.AppendUint(buf[:0], next, 10))
-	c.w.Array(n)
-	c.w.Raw(tmp.Buf)
+	c.writeScanPage(next, n, tmp.Buf)
 }
 
 // zsetNumkeysKeys finds the keys of ZUNION, ZINTER, ZDIFF, ZINTERCARD and

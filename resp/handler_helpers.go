@@ -1,6 +1,10 @@
 package resp
 
-import "github.com/tandemkv/tandem/engine"
+import (
+	"strconv"
+
+	"github.com/tandemkv/tandem/engine"
+)
 
 // Reply helpers shared by the command families.
 
@@ -23,4 +27,36 @@ func changedReply[N int | int64](c *Client, n N, err error, fail func(error), cl
 		c.notify(class, event, key)
 	}
 	intReply(c, n, err, fail)
+}
+
+// writeScanPage replies a page of a scan: [next cursor, [n elements]], the
+// elements already encoded in elems.
+func (c *Client) writeScanPage(next uint64, n int, elems []byte) {
+	var digits [20]byte
+	c.w.Array(2)
+	c.w.Bulk(strconv.AppendUint(digits[:0], next, 10))
+	c.w.Array(n)
+	c.w.Raw(elems)
+}
+
+// writeEmptyScan is Redis's shared.emptyscan: cursor 0, no elements.
+func (c *Client) writeEmptyScan() {
+	c.w.Array(2)
+	c.w.BulkString("0")
+	c.w.Array(0)
+}
+
+// scanOptionError replies a bad option of SSCAN or ZSCAN as Redis does,
+// after looking the key up (n elements, or err replied by fail): a
+// missing key is an empty scan whatever the options, and only an existing
+// one sees optErr.
+func (c *Client) scanOptionError(n int, err error, fail func(error), optErr string) {
+	switch {
+	case err != nil:
+		fail(err)
+	case n == 0:
+		c.writeEmptyScan()
+	default:
+		c.w.Error(optErr)
+	}
 }
