@@ -31,6 +31,7 @@ func (p *wakePeer) Wake() error {
 // pending and are offered again on the next Serve.
 type loopClient struct {
 	t       *testing.T
+	env     *testEnv
 	c       *Client
 	peer    *wakePeer
 	pending []byte
@@ -39,7 +40,7 @@ type loopClient struct {
 func (e *testEnv) loopClient() *loopClient {
 	p := &wakePeer{fakePeer: servertest.NewPeer("127.0.0.1:6379"), wakes: make(chan struct{}, 1)}
 	c := e.fe.NewSession(p).(*Client)
-	return &loopClient{t: e.t, c: c, peer: p}
+	return &loopClient{t: e.t, env: e, c: c, peer: p}
 }
 
 // send delivers bytes (none: a wake-up) and returns the replies written.
@@ -81,6 +82,60 @@ func (lc *loopClient) expectWoken(want string) {
 	}
 }
 
+// expectBlocks sends a command that must block: it replies nothing yet.
+func (lc *loopClient) expectBlocks(args ...string) {
+	lc.t.Helper()
+	if got := lc.do(args...); got != "" {
+		lc.t.Fatalf("%q did not block: %q", args, got)
+	}
+}
+
+// expectAfter moves the test clock by d and checks what serving the client
+// writes then ("": still blocked).
+func (lc *loopClient) expectAfter(d time.Duration, want string) {
+	lc.t.Helper()
+	lc.env.clock.Advance(d)
+	if got := lc.send(""); got != want {
+		lc.t.Fatalf("after %v: got %q, want %q", d, got, want)
+	}
+}
+
+// expectWaiting fails the test unless n waiters are queued in the engine.
+func (e *testEnv) expectWaiting(n int) {
+	e.t.Helper()
+	if got := e.eng.Waiting(); got != n {
+		e.t.Fatalf("engine waits: %d, want %d", got, n)
+	}
+}
+
+// expectBlockedClients checks the blocked_clients count of INFO clients.
+func (e *testEnv) expectBlockedClients(n int) {
+	e.t.Helper()
+	want := "blocked_clients:" + itoa(n) + "\r\n"
+	if got := e.client().do("INFO", "clients"); !strings.Contains(got, want) {
+		e.t.Errorf("INFO clients lacks %q: %q", want, got)
+	}
+}
+
+// blockAndDisconnect parks a new client on each command, checks that
+// together they queue waits waiters, then disconnects them all and checks
+// that they leave no trace: no waiter, no blocked client.
+func (e *testEnv) blockAndDisconnect(waits int, cmds ...[]string) {
+	e.t.Helper()
+	var parked []*loopClient
+	for _, cmd := range cmds {
+		lc := e.loopClient()
+		lc.expectBlocks(cmd...)
+		parked = append(parked, lc)
+	}
+	e.expectWaiting(waits)
+	for _, lc := range parked {
+		lc.c.Closed()
+	}
+	e.expectWaiting(0)
+	e.expectBlockedClients(0)
+}
+
 func TestBlockingPopWokenByPush(t *testing.T) {
 	env := newTestEnv(t)
 	a, b := env.loopClient(), env.loopClient()
@@ -94,18 +149,14 @@ func TestBlockingPopWokenByPush(t *testing.T) {
 	if got := a.send(""); got != "" {
 		t.Fatalf("spurious serve replied %q", got)
 	}
-	if !strings.Contains(env.client().do("INFO", "clients"), "blocked_clients:1\r\n") {
-		t.Error("INFO does not count the blocked client")
-	}
+	env.expectBlockedClients(1)
 	b.expect(":1\r\n", "RPUSH", "l", "v")
 	a.expectWoken("*2\r\n$1\r\nl\r\n$1\r\nv\r\n+PONG\r\n")
 	if a.c.IdleExempt() || len(a.pending) != 0 {
 		t.Error("still blocked after the reply")
 	}
 	b.expect(":0\r\n", "EXISTS", "l")
-	if env.eng.Waiting() != 0 {
-		t.Errorf("engine waits left: %d", env.eng.Waiting())
-	}
+	env.expectWaiting(0)
 }
 
 func TestBlockingFIFOAcrossClients(t *testing.T) {
@@ -131,15 +182,9 @@ func TestBlockingFIFOAcrossClients(t *testing.T) {
 func TestBlockingTimeout(t *testing.T) {
 	env := newTestEnv(t)
 	a := env.loopClient()
-	a.do("BLPOP", "l", "1.5")
-	env.clock.Advance(1500 * time.Millisecond)
-	if got := a.send(""); got != "" {
-		t.Fatalf("timed out at the deadline itself: %q", got)
-	}
-	env.clock.Advance(time.Millisecond)
-	if got := a.send(""); got != "*-1\r\n" {
-		t.Fatalf("timeout reply %q", got)
-	}
+	a.expectBlocks("BLPOP", "l", "1.5")
+	a.expectAfter(1500*time.Millisecond, "") // not at the deadline itself
+	a.expectAfter(time.Millisecond, "*-1\r\n")
 	a.do("HELLO", "3")
 	for _, cmd := range [][]string{
 		{"BLPOP", "l", "0.01"},
@@ -148,17 +193,10 @@ func TestBlockingTimeout(t *testing.T) {
 		{"BLMOVE", "l", "d", "LEFT", "LEFT", "0.01"},
 		{"BRPOPLPUSH", "l", "d", "0.01"},
 	} {
-		if got := a.do(cmd...); got != "" {
-			t.Fatalf("%v did not block: %q", cmd, got)
-		}
-		env.clock.Advance(11 * time.Millisecond)
-		if got := a.send(""); got != "_\r\n" {
-			t.Fatalf("%v: RESP3 timeout reply %q", cmd, got)
-		}
+		a.expectBlocks(cmd...)
+		a.expectAfter(11*time.Millisecond, "_\r\n")
 	}
-	if env.eng.Waiting() != 0 {
-		t.Errorf("engine waits left: %d", env.eng.Waiting())
-	}
+	env.expectWaiting(0)
 }
 
 func TestBlockingTimeoutArgument(t *testing.T) {
@@ -179,38 +217,19 @@ func TestBlockingTimeoutArgument(t *testing.T) {
 	}
 	// Tiny and negative-tiny timeouts: rounded up to 1 ms, and to 0 (forever).
 	a := env.loopClient()
-	a.do("BLPOP", "l", "0.0001")
-	env.clock.Advance(2 * time.Millisecond)
-	if got := a.send(""); got != "*-1\r\n" {
-		t.Fatalf("0.0001: %q", got)
-	}
-	a.do("BLPOP", "l", "-0.0009")
-	env.clock.Advance(time.Hour)
-	if got := a.send(""); got != "" {
-		t.Fatalf("-0.0009 should block forever: %q", got)
-	}
+	a.expectBlocks("BLPOP", "l", "0.0001")
+	a.expectAfter(2*time.Millisecond, "*-1\r\n")
+	a.expectBlocks("BLPOP", "l", "-0.0009")
+	a.expectAfter(time.Hour, "")
 	a.c.Closed()
 }
 
 func TestBlockingDisconnect(t *testing.T) {
 	env := newTestEnv(t)
-	a, b := env.loopClient(), env.loopClient()
-	a.do("BLPOP", "x", "y", "z", "0")
-	b.do("BLMOVE", "x", "d", "LEFT", "LEFT", "5")
-	if env.eng.Waiting() != 4 {
-		t.Fatalf("engine waits: %d", env.eng.Waiting())
-	}
-	a.c.Closed()
-	b.c.Closed()
-	if env.eng.Waiting() != 0 {
-		t.Fatalf("engine waits left after disconnect: %d", env.eng.Waiting())
-	}
-	c := env.loopClient()
+	env.blockAndDisconnect(4, []string{"BLPOP", "x", "y", "z", "0"}, []string{"BLMOVE", "x", "d", "LEFT", "LEFT", "5"})
+	c := env.client()
 	c.expect(":1\r\n", "RPUSH", "x", "v")
 	c.expect("*1\r\n$1\r\nv\r\n", "LRANGE", "x", "0", "-1")
-	if !strings.Contains(c.do("INFO", "clients"), "blocked_clients:0\r\n") {
-		t.Error("INFO still counts disconnected clients")
-	}
 }
 
 func TestBlockingMoveChain(t *testing.T) {
@@ -224,9 +243,7 @@ func TestBlockingMoveChain(t *testing.T) {
 	m2.expectWoken("$1\r\nx\r\n")
 	popper.expectWoken("*2\r\n$1\r\nc\r\n$1\r\nx\r\n")
 	p.expect(":0\r\n", "EXISTS", "a", "b", "c")
-	if env.eng.Waiting() != 0 {
-		t.Errorf("engine waits left: %d", env.eng.Waiting())
-	}
+	env.expectWaiting(0)
 	// A destination that turned into another type: WRONGTYPE on wake.
 	m1.do("BLMOVE", "a", "s", "LEFT", "LEFT", "0")
 	p.expect("+OK\r\n", "SET", "s", "string")

@@ -21,9 +21,7 @@ func TestBZPopReady(t *testing.T) {
 	c.expect("*3\r\n$1\r\nz\r\n$1\r\nc\r\n,3\r\n", "BZPOPMAX", "z", "0")
 	c.expect("*2\r\n$1\r\nz\r\n*1\r\n*2\r\n$1\r\nb\r\n,2\r\n", "BZMPOP", "0", "1", "z", "max")
 	c.expect("*2\r\n$1\r\nz\r\n*1\r\n*2\r\n$1\r\nd\r\n,1.5\r\n", "BZMPOP", "0", "1", "z", "MAX", "COUNT", "9223372036854775807")
-	if env.eng.Waiting() != 0 {
-		t.Errorf("engine waits left: %d", env.eng.Waiting())
-	}
+	env.expectWaiting(0)
 }
 
 // TestBZPopErrors: the messages and their order, as redis 7.0.15 (BZPOPMIN
@@ -70,9 +68,7 @@ func TestBZPopErrors(t *testing.T) {
 	} {
 		c.expect(tc.want, strings.Fields(tc.args)...)
 	}
-	if env.eng.Waiting() != 0 {
-		t.Errorf("engine waits left: %d", env.eng.Waiting())
-	}
+	env.expectWaiting(0)
 }
 
 func TestBZPopWokenFIFO(t *testing.T) {
@@ -83,9 +79,7 @@ func TestBZPopWokenFIFO(t *testing.T) {
 	}
 	c2.do("BZPOPMAX", "other", "z", "0")
 	c3.do("BZMPOP", "0", "1", "z", "MIN", "COUNT", "2")
-	if !strings.Contains(p.do("INFO", "clients"), "blocked_clients:3\r\n") {
-		t.Error("INFO does not count the blocked clients")
-	}
+	env.expectBlockedClients(3)
 	p.expect(":5\r\n", "ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e")
 	c1.expectWoken("*3\r\n$1\r\nz\r\n$1\r\na\r\n$1\r\n1\r\n+PONG\r\n")
 	c2.expectWoken("*3\r\n$1\r\nz\r\n$1\r\ne\r\n$1\r\n5\r\n")
@@ -104,81 +98,44 @@ func TestBZPopWokenFIFO(t *testing.T) {
 	p.expect("$3\r\n2.5\r\n", "ZINCRBY", "z", "2.5", "y")
 	c2.expectWoken("*3\r\n$1\r\nz\r\n$1\r\ny\r\n$3\r\n2.5\r\n")
 	p.expect(":0\r\n", "EXISTS", "z")
-	if env.eng.Waiting() != 0 {
-		t.Errorf("engine waits left: %d", env.eng.Waiting())
-	}
+	env.expectWaiting(0)
 }
 
 func TestBZPopTimeout(t *testing.T) {
 	env := newTestEnv(t)
 	a, p := env.loopClient(), env.loopClient()
-	a.do("BZPOPMIN", "z", "1.5")
-	env.clock.Advance(1500 * time.Millisecond)
-	if got := a.send(""); got != "" {
-		t.Fatalf("timed out at the deadline itself: %q", got)
-	}
-	env.clock.Advance(time.Millisecond)
-	if got := a.send(""); got != "*-1\r\n" {
-		t.Fatalf("timeout reply %q", got)
-	}
-	a.do("BZMPOP", "0.01", "2", "y", "z", "MAX", "COUNT", "3")
-	env.clock.Advance(11 * time.Millisecond)
-	if got := a.send(""); got != "*-1\r\n" {
-		t.Fatalf("BZMPOP timeout reply %q", got)
-	}
+	a.expectBlocks("BZPOPMIN", "z", "1.5")
+	a.expectAfter(1500*time.Millisecond, "") // not at the deadline itself
+	a.expectAfter(time.Millisecond, "*-1\r\n")
+	a.expectBlocks("BZMPOP", "0.01", "2", "y", "z", "MAX", "COUNT", "3")
+	a.expectAfter(11*time.Millisecond, "*-1\r\n")
 	a.do("HELLO", "3")
 	for _, cmd := range [][]string{
 		{"BZPOPMIN", "z", "0.01"},
 		{"BZPOPMAX", "y", "z", "0.01"},
 		{"BZMPOP", "0.01", "1", "z", "MIN"},
 	} {
-		if got := a.do(cmd...); got != "" {
-			t.Fatalf("%v did not block: %q", cmd, got)
-		}
-		env.clock.Advance(11 * time.Millisecond)
-		if got := a.send(""); got != "_\r\n" {
-			t.Fatalf("%v: RESP3 timeout reply %q", cmd, got)
-		}
+		a.expectBlocks(cmd...)
+		a.expectAfter(11*time.Millisecond, "_\r\n")
 	}
 	// A timed-out client takes nothing.
 	p.expect(":1\r\n", "ZADD", "z", "1", "m")
 	p.expect(":1\r\n", "ZCARD", "z")
 	// A tiny timeout rounds up to 1 ms; -0.0009 rounds to 0: forever.
-	a.do("BZPOPMIN", "nosuch", "0.0001")
-	env.clock.Advance(2 * time.Millisecond)
-	if got := a.send(""); got != "_\r\n" {
-		t.Fatalf("0.0001: %q", got)
-	}
-	a.do("BZPOPMAX", "nosuch", "-0.0009")
-	env.clock.Advance(time.Hour)
-	if got := a.send(""); got != "" {
-		t.Fatalf("-0.0009 should block forever: %q", got)
-	}
+	a.expectBlocks("BZPOPMIN", "nosuch", "0.0001")
+	a.expectAfter(2*time.Millisecond, "_\r\n")
+	a.expectBlocks("BZPOPMAX", "nosuch", "-0.0009")
+	a.expectAfter(time.Hour, "")
 	a.c.Closed()
-	if env.eng.Waiting() != 0 {
-		t.Errorf("engine waits left: %d", env.eng.Waiting())
-	}
+	env.expectWaiting(0)
 }
 
 func TestBZPopDisconnect(t *testing.T) {
 	env := newTestEnv(t)
-	a, b := env.loopClient(), env.loopClient()
-	a.do("BZPOPMIN", "x", "y", "z", "0")
-	b.do("BZMPOP", "5", "2", "x", "y", "MAX")
-	if env.eng.Waiting() != 5 {
-		t.Fatalf("engine waits: %d", env.eng.Waiting())
-	}
-	a.c.Closed()
-	b.c.Closed()
-	if env.eng.Waiting() != 0 {
-		t.Fatalf("engine waits left after disconnect: %d", env.eng.Waiting())
-	}
-	c := env.loopClient()
+	env.blockAndDisconnect(5, []string{"BZPOPMIN", "x", "y", "z", "0"}, []string{"BZMPOP", "5", "2", "x", "y", "MAX"})
+	c := env.client()
 	c.expect(":1\r\n", "ZADD", "x", "1", "v")
 	c.expect(":1\r\n", "ZCARD", "x")
-	if !strings.Contains(c.do("INFO", "clients"), "blocked_clients:0\r\n") {
-		t.Error("INFO still counts disconnected clients")
-	}
 }
 
 // TestBZPopOtherTypes: a list or a string at the key does not serve a
