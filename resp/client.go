@@ -179,7 +179,7 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
-	if (cmd.Flags&FlagDenyOOM != 0 || cmd.Name == "exec" && c.tx != nil && c.tx.denyOOM) && fe.overMemory() {
+	if (cmd.Flags&FlagDenyOOM != 0 || cmd.Internal&RunsQueue != 0 && c.tx != nil && c.tx.denyOOM) && fe.overMemory() {
 		c.reject(cmd, ErrOOM)
 		return
 	}
@@ -189,7 +189,7 @@ func (c *Client) exec(args [][]byte) {
 			return
 		}
 	}
-	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && fe.persist.WritesRefused() {
+	if (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0) && fe.persist.WritesRefused() {
 		c.reject(cmd, ErrMisconf)
 		return
 	}
@@ -197,7 +197,7 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, fe.busyError())
 		return
 	}
-	if c.tx != nil && !txControl(cmd) {
+	if c.tx != nil && cmd.Internal&RunsInMulti == 0 {
 		c.queue(cmd, args)
 		return
 	}

@@ -8,8 +8,8 @@ import (
 
 // Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH.
 //
-// Inside MULTI, exec queues every command but these (and QUIT, RESET) after
-// the usual checks; a command refused by a check flags the transaction, and
+// Inside MULTI, exec queues every command after the usual checks but those
+// marked RunsInMulti (MULTI, EXEC, DISCARD, WATCH, QUIT, RESET); a command refused by a check flags the transaction, and
 // EXEC then answers EXECABORT, as Redis's flagTransaction. EXEC compares
 // the watched keys' marks (engine/watch.go) and runs the queue inside one
 // exclusive section of the engine's gate (exclusive.go), so no command of
@@ -19,10 +19,10 @@ import (
 
 func transactionCommands() []*Command {
 	return []*Command{
-		{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Start a transaction", Run: cmdMulti},
-		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Execute all commands issued after MULTI", Run: cmdExec},
-		{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.0.0", Summary: "Discard all commands issued after MULTI", Run: cmdDiscard},
-		{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Monitor changes to keys before a MULTI/EXEC", Run: cmdWatch},
+		{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Start a transaction", Run: cmdMulti},
+		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog, Internal: RunsInMulti | RunsQueue, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Execute all commands issued after MULTI", Run: cmdExec},
+		{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.0.0", Summary: "Discard all commands issued after MULTI", Run: cmdDiscard},
+		{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Monitor changes to keys before a MULTI/EXEC", Run: cmdWatch},
 		{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Forget about all watched keys", Run: cmdUnwatch},
 	}
 }
@@ -39,16 +39,6 @@ type watchedKey struct {
 	db   engine.DB
 	key  string
 	mark engine.WatchMark
-}
-
-// txControl reports whether cmd runs at once inside MULTI instead of
-// being queued, as Redis's processCommand lists them.
-func txControl(cmd *Command) bool {
-	switch cmd.Name {
-	case "exec", "discard", "multi", "watch", "quit", "reset":
-		return true
-	}
-	return false
 }
 
 // queue adds a command to the transaction and answers QUEUED.
@@ -86,7 +76,7 @@ func (c *Client) reject(cmd *Command, msg string) {
 	if cmd != nil {
 		cmd.stats.rejected.Add(1)
 	}
-	if cmd != nil && cmd.Name == "exec" {
+	if cmd != nil && cmd.Internal&RunsQueue != 0 {
 		c.discard()
 		c.w.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR "))
 		return

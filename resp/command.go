@@ -58,6 +58,35 @@ func (f Flag) Names() []string {
 	return out
 }
 
+// InternalFlag is a command property Tandem needs and Redis's COMMAND INFO
+// does not print: where Redis's processCommand singles a command out by
+// its function (c->cmd->proc == execCommand…), Tandem declares it in the
+// command's row, so the dispatch tests a bit, never a name. Flag keeps
+// exactly Redis's printed flags; these stay apart from it and flagOrder.
+type InternalFlag uint8
+
+// Internal flags, each mirroring one of processCommand's lists.
+const (
+	// RunsInMulti: runs at once inside MULTI instead of being queued
+	// (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET), as the commands
+	// processCommand excepts from queueMultiCommand. MULTI and WATCH run
+	// so they can answer their own "inside MULTI" errors.
+	RunsInMulti InternalFlag = 1 << iota
+	// AllowedSubscribed: allowed in RESP2 subscribe mode, where every
+	// other command is refused ((P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, PING,
+	// QUIT, RESET), as processCommand's CLIENT_PUBSUB check.
+	AllowedSubscribed
+	// RefusedOnMisconf: refused with MISCONF after a failed BGSAVE
+	// although it writes nothing (PING), as processCommand's disk-error
+	// check, which singles out pingCommand so health checks notice.
+	// Write commands are refused by FlagWrite already.
+	RefusedOnMisconf
+	// RunsQueue: runs the MULTI queue (EXEC). It is denyoom when a
+	// command it queued is, and a refusal before it runs discards the
+	// transaction with EXECABORT, as Redis's execCommandAbort.
+	RunsQueue
+)
+
 // Command is one entry of the command table: everything Redis declares
 // about a command in data, plus the function that runs it. Declared once;
 // dispatch, arity checks, COMMAND and ACL categories all derive from it.
@@ -65,6 +94,9 @@ type Command struct {
 	Name  string // lower case; "client|id" for a subcommand
 	Arity int    // > 0: exactly; < 0: at least -Arity (the name counts)
 	Flags Flag
+	// Internal holds Tandem's dispatch properties, never printed by
+	// COMMAND INFO (see InternalFlag).
+	Internal InternalFlag
 	// Key positions for COMMAND INFO and multi-key locking: first and last
 	// argument index holding a key (last < 0 counts from the end) and the
 	// step between keys; all zero when the command takes no key.

@@ -324,14 +324,13 @@ func (c *Client) pubsubSetProto(v int) {
 }
 
 // pubsubDenied applies RESP2's subscribe mode: while subscribed, only the
-// (un)subscribe commands, PING, QUIT and RESET run. It returns the error
-// for any other command, "" when cmd may run.
+// commands marked AllowedSubscribed ((un)subscribe, PING, QUIT, RESET)
+// run. It returns the error for any other command, "" when cmd may run.
 func (c *Client) pubsubDenied(cmd *Command) string {
 	if c.ps == nil || c.w.Proto == 3 || !c.inSubscribeMode() {
 		return ""
 	}
-	switch cmd.Name {
-	case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe", "quit", "reset":
+	if cmd.Internal&AllowedSubscribed != 0 {
 		return ""
 	}
 	return "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
