@@ -239,30 +239,33 @@ func (c *Client) isKilled() bool {
 	return c.killed
 }
 
-// engineError writes the reply for an error the engine returned.
+// engineErrors maps each typed error of the engine to its Redis reply.
+// A list compared with ==, as a switch would: a map would hash the error,
+// which panics on an error type that is not comparable.
+var engineErrors = [...]struct {
+	err error
+	msg string
+}{
+	{engine.ErrWrongType, ErrWrongType},
+	{engine.ErrNotInteger, ErrNotInteger},
+	{engine.ErrNotFloat, ErrNotFloat},
+	{engine.ErrOverflow, ErrOverflow},
+	{engine.ErrNaNOrInf, ErrNaNOrInf},
+	{engine.ErrNoSuchKey, ErrNoSuchKey},
+	{engine.ErrOOM, ErrOOM},
+	{engine.ErrTooLarge, ErrStringTooLong},
+	{engine.ErrDBIndex, ErrDBIndex},
+	{engine.ErrSameObject, ErrSameObject},
+}
+
+// engineError writes the reply for an error the engine returned: its
+// Redis text, or "ERR " and the error's own for one Redis has no text for.
 func (c *Client) engineError(err error) {
-	switch err {
-	case engine.ErrWrongType:
-		c.w.Error(ErrWrongType)
-	case engine.ErrNotInteger:
-		c.w.Error(ErrNotInteger)
-	case engine.ErrNotFloat:
-		c.w.Error(ErrNotFloat)
-	case engine.ErrOverflow:
-		c.w.Error(ErrOverflow)
-	case engine.ErrNaNOrInf:
-		c.w.Error(ErrNaNOrInf)
-	case engine.ErrNoSuchKey:
-		c.w.Error(ErrNoSuchKey)
-	case engine.ErrOOM:
-		c.w.Error(ErrOOM)
-	case engine.ErrTooLarge:
-		c.w.Error(ErrStringTooLong)
-	case engine.ErrDBIndex:
-		c.w.Error(ErrDBIndex)
-	case engine.ErrSameObject:
-		c.w.Error(ErrSameObject)
-	default:
-		c.w.Error("ERR " + err.Error())
+	for _, e := range engineErrors {
+		if err == e.err {
+			c.w.Error(e.msg)
+			return
+		}
 	}
+	c.w.Error("ERR " + err.Error())
 }
