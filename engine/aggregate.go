@@ -83,19 +83,18 @@ type AggregateOp func(a aggregate) (changed bool, err error)
 // and found is false. A key of another type gives ErrWrongType. After op,
 // memory, encoding and emptiness are brought up to date.
 func (d DB) withAggregate(key []byte, typ Type, create func() aggregate, op AggregateOp) (found bool, err error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	found, err = d.aggregateLocked(s, key, h, now, typ, create, op)
-	d.serveWaitersLocked(s, key, h, now) // blocked clients (blocking.go)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	found, err = d.aggregateLocked(k, key, typ, create, op)
+	d.serveWaitersLocked(k.s, key, k.h, k.now) // blocked clients (blocking.go)
 	return found, err
 }
 
-// aggregateLocked is withAggregate with the shard already locked; multi-key
-// commands call it for each key they hold locks for.
-func (d DB) aggregateLocked(s *shard, key []byte, h uint64, now int64, typ Type, create func() aggregate, op AggregateOp) (bool, error) {
-	slot := d.find(s, key, h, now)
+// aggregateLocked is withAggregate for a key already looked up in its
+// locked shard; multi-key commands call it for each key they hold locks
+// for.
+func (d DB) aggregateLocked(k keyAt, key []byte, typ Type, create func() aggregate, op AggregateOp) (bool, error) {
+	s, h, now, slot := k.s, k.h, k.now, k.slot
 	var a aggregate
 	if slot >= 0 {
 		en := &s.entries[slot]

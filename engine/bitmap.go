@@ -31,11 +31,9 @@ type rewriteFunc func(old []byte, enc Encoding, exists bool) (value []byte, err 
 // maxmemory; countLookup counts the lookup as a keyspace hit or miss
 // (Redis counts read lookups only).
 func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc) error {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, h, now, slot := k.s, k.h, k.now, k.slot
 	var (
 		old []byte
 		enc Encoding
@@ -71,14 +69,14 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 // as Redis's lookupKeyRead does. ok is false for a missing key;
 // ErrWrongType for another type.
 func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) {
-	s := tx.shard(i)
-	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
-	if slot < 0 {
+	k := tx.at(i)
+	if k.slot < 0 {
 		tx.d.e.stats.misses.Add(1)
 		return nil, 0, false, nil
 	}
 	tx.d.e.stats.hits.Add(1)
-	en := &s.entries[slot]
+	s := k.s
+	en := &s.entries[k.slot]
 	tx.d.touch(en, tx.now)
 	if en.typ != TypeString {
 		return nil, 0, false, ErrWrongType
@@ -92,13 +90,12 @@ func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) 
 // expiry and memcached flags; otherwise (PFMERGE changes its destination in
 // place) it keeps them.
 func (tx *KeyTx) writeString(i int, v []byte, replace bool) {
-	s := tx.shard(i)
-	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
+	k := tx.at(i)
 	m := keepMeta
 	if replace {
 		m = &recordMeta{}
 	}
-	tx.d.storePlain(s, slot, tx.keys[i], tx.hashes[i], v, EncRaw, m, tx.now)
+	tx.d.storePlain(k.s, k.slot, tx.keys[i], k.h, v, EncRaw, m, k.now)
 }
 
 // --- reading bits --------------------------------------------------------

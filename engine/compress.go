@@ -378,18 +378,16 @@ func (e *Engine) CompressionStats() CompressionStats {
 // StrLen returns the length of the string at key (0 when missing) without
 // decompressing it (STRLEN). ErrWrongType for another type.
 func (d DB) StrLen(key []byte) (int, error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
-	if slot < 0 {
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s := k.s
+	if k.slot < 0 {
 		d.e.stats.misses.Add(1)
 		return 0, nil
 	}
-	en := &s.entries[slot]
+	en := &s.entries[k.slot]
 	d.e.stats.hits.Add(1)
-	d.touch(en, now)
+	d.touch(en, k.now)
 	if en.typ != TypeString {
 		return 0, ErrWrongType
 	}
@@ -408,16 +406,14 @@ func putBuf(buf *[]byte) {
 // compressed bytes, the real footprint — plus an aggregate's elements. It
 // does not count as an access.
 func (d DB) MemoryUsage(key []byte) (int64, bool) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
-	if slot < 0 {
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s := k.s
+	if k.slot < 0 {
 		return 0, false
 	}
-	n := s.keyMemory(&s.entries[slot])
-	if a := s.aggOf(slot); a != nil {
+	n := s.keyMemory(&s.entries[k.slot])
+	if a := s.aggOf(k.slot); a != nil {
 		n += a.memSize()
 	}
 	return n, true

@@ -217,6 +217,39 @@ func (d DB) find(s *shard, key []byte, h uint64, now int64) int {
 	return slot
 }
 
+// keyAt is a key looked up in its shard, which the caller holds locked:
+// what nearly every single-key operation starts from (lockKey, KeyTx.at).
+// slot stays good while the shard is locked and the key not removed
+// (shard.unlock may move keys); an *entry taken from it, until the next
+// insert into the shard, which may grow the entries.
+type keyAt struct {
+	s    *shard
+	h    uint64 // the key's hash
+	now  int64  // the operation's time, read once
+	slot int    // the live key's slot; -1 when missing (or expired, and so just reclaimed)
+}
+
+// lockKey locks key's shard and finds the key in it, as find does (lazy
+// expiry included). The caller unlocks: defer k.s.unlock(). It returns a
+// small struct rather than taking a closure so that the GET/SET path
+// stays a plain call, with nothing to allocate.
+// It repeats lockKeyAt's lines rather than calling it, which keeps GET
+// and SET one call shallower.
+func (d DB) lockKey(key []byte) keyAt {
+	s, h := d.shardOf(key)
+	now := d.e.clock.NowMs()
+	s.lock()
+	return keyAt{s: s, h: h, now: now, slot: d.find(s, key, h, now)}
+}
+
+// lockKeyAt is lockKey at a time the caller read, for operations on many
+// keys that see them all at one now (DEL, EXISTS, TOUCH).
+func (d DB) lockKeyAt(key []byte, now int64) keyAt {
+	s, h := d.shardOf(key)
+	s.lock()
+	return keyAt{s: s, h: h, now: now, slot: d.find(s, key, h, now)}
+}
+
 // reclaim removes an expired entry of database db and reports it
 // ("expired" event).
 func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {

@@ -31,14 +31,12 @@ func (d DB) fetch(en *entry, now int64) (was bool) {
 // I) and items an mg creates and reads at once (mg N). It reports whether
 // it did.
 func (d DB) MarkFetched(key []byte, cas uint64) bool {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
-	if slot < 0 || s.cas(&s.entries[slot]) != cas {
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s := k.s
+	if k.slot < 0 || s.cas(&s.entries[k.slot]) != cas {
 		return false
 	}
-	s.entries[slot].bits |= entryFetched
+	s.entries[k.slot].bits |= entryFetched
 	return true
 }

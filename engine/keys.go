@@ -11,14 +11,13 @@ import (
 func (d DB) Delete(keys ...[]byte) int {
 	n := 0
 	now := d.e.clock.NowMs()
-	for _, k := range keys {
-		s, h := d.shardOf(k)
-		s.lock()
-		if slot := d.find(s, k, h, now); slot >= 0 {
-			d.e.removeKey(s, slot, h)
+	for _, key := range keys {
+		k := d.lockKeyAt(key, now)
+		if k.slot >= 0 {
+			d.e.removeKey(k.s, k.slot, k.h)
 			n++
 		}
-		s.unlock()
+		k.s.unlock()
 	}
 	return n
 }
@@ -27,18 +26,16 @@ func (d DB) Delete(keys ...[]byte) int {
 // a CAS, meta md C). It reports whether the key existed and whether it was
 // deleted.
 func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, slot := k.s, k.slot
 	if slot < 0 {
 		return false, false
 	}
 	if cas != 0 && s.cas(&s.entries[slot]) != cas {
 		return true, false
 	}
-	d.e.removeKey(s, slot, h)
+	d.e.removeKey(s, slot, k.h)
 	return true, true
 }
 
@@ -47,13 +44,12 @@ func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
 func (d DB) Exists(keys ...[]byte) int {
 	n := 0
 	now := d.e.clock.NowMs()
-	for _, k := range keys {
-		s, h := d.shardOf(k)
-		s.lock()
-		if d.find(s, k, h, now) >= 0 {
+	for _, key := range keys {
+		k := d.lockKeyAt(key, now)
+		if k.slot >= 0 {
 			n++
 		}
-		s.unlock()
+		k.s.unlock()
 	}
 	d.CountLookups(n, len(keys)-n)
 	return n
@@ -76,14 +72,13 @@ func (d DB) CountLookups(hits, misses int) {
 func (d DB) Touch(keys ...[]byte) int {
 	n := 0
 	now := d.e.clock.NowMs()
-	for _, k := range keys {
-		s, h := d.shardOf(k)
-		s.lock()
-		if slot := d.find(s, k, h, now); slot >= 0 {
-			d.e.onRead(&s.entries[slot], now)
+	for _, key := range keys {
+		k := d.lockKeyAt(key, now)
+		if k.slot >= 0 {
+			d.e.onRead(&k.s.entries[k.slot], now)
 			n++
 		}
-		s.unlock()
+		k.s.unlock()
 	}
 	d.CountLookups(n, len(keys)-n)
 	return n
@@ -112,15 +107,13 @@ type KeyInfo struct {
 
 // Info returns a key's metadata without counting as an access.
 func (d DB) Info(key []byte) (KeyInfo, bool) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
-	if slot < 0 {
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, now := k.s, k.now
+	if k.slot < 0 {
 		return KeyInfo{}, false
 	}
-	en := &s.entries[slot]
+	en := &s.entries[k.slot]
 	idle := int64(d.e.lruNow(now)-en.access) * 1000
 	r := s.view(en)
 	info := KeyInfo{Type: en.typ, Encoding: en.encoding(), ExpireAt: r.expireAt, IdleMs: idle, Freq: d.e.freq(en, now), CAS: r.cas, Flags: r.flags}
@@ -152,11 +145,9 @@ const (
 // An existing key counts as accessed even when the condition fails, as in
 // Redis.
 func (d DB) Expire(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, h, now, slot := k.s, k.h, k.now, k.slot
 	if slot < 0 {
 		return false, false
 	}
@@ -182,19 +173,18 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
 // Persist removes the key's expiry; it reports whether there was one.
 // An existing key counts as accessed either way, as in Redis.
 func (d DB) Persist(key []byte) bool {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
-	if slot < 0 {
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s := k.s
+	if k.slot < 0 {
 		return false
 	}
-	d.touch(&s.entries[slot], now)
-	if s.expireAt(&s.entries[slot]) == 0 {
+	en := &s.entries[k.slot]
+	d.touch(en, k.now)
+	if s.expireAt(en) == 0 {
 		return false
 	}
-	s.setExpire(&s.entries[slot], 0)
+	s.setExpire(en, 0)
 	d.e.dirty.Add(1)
 	return true
 }

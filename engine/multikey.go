@@ -33,27 +33,32 @@ func (d DB) WithKeys(keys [][]byte, fn func(tx *KeyTx) error) error {
 
 func (tx *KeyTx) shard(i int) *shard { return &tx.d.e.shards[tx.idx[i]] }
 
+// at finds key i in its (locked) shard, as lockKey does for one key.
+func (tx *KeyTx) at(i int) keyAt {
+	s := tx.shard(i)
+	return keyAt{s: s, h: tx.hashes[i], now: tx.now, slot: tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)}
+}
+
 // Type returns the type of key i (TypeNone when missing).
 func (tx *KeyTx) Type(i int) Type {
-	s := tx.shard(i)
-	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
-	if slot < 0 {
+	k := tx.at(i)
+	if k.slot < 0 {
 		return TypeNone
 	}
-	return s.entries[slot].typ
+	return k.s.entries[k.slot].typ
 }
 
 // Aggregate is withAggregate for key i.
 func (tx *KeyTx) Aggregate(i int, typ Type, create func() aggregate, op AggregateOp) (bool, error) {
-	return tx.d.aggregateLocked(tx.shard(i), tx.keys[i], tx.hashes[i], tx.now, typ, create, op)
+	return tx.d.aggregateLocked(tx.at(i), tx.keys[i], typ, create, op)
 }
 
 // Store makes key i hold a (of type typ) whatever it held before, with no
 // expiry — the destination of a *STORE command. An empty a deletes the
 // key. It reports whether the key existed before.
 func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
-	s, key, h, e := tx.shard(i), tx.keys[i], tx.hashes[i], tx.d.e
-	slot := tx.d.find(s, key, h, tx.now)
+	k, key, e := tx.at(i), tx.keys[i], tx.d.e
+	s, h, slot := k.s, k.h, k.slot
 	existed := slot >= 0
 	if existed {
 		e.removeKey(s, slot, h)
@@ -73,11 +78,10 @@ func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
 
 // Delete removes key i; it reports whether it existed.
 func (tx *KeyTx) Delete(i int) bool {
-	s := tx.shard(i)
-	slot := tx.d.find(s, tx.keys[i], tx.hashes[i], tx.now)
-	if slot < 0 {
+	k := tx.at(i)
+	if k.slot < 0 {
 		return false
 	}
-	tx.d.e.removeKey(s, slot, tx.hashes[i])
+	tx.d.e.removeKey(k.s, k.slot, k.h)
 	return true
 }

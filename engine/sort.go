@@ -118,8 +118,8 @@ func (d DB) sortRun(key, dst []byte, spec *SortSpec, done func(tx *KeyTx, res []
 
 // sortLocked is SORT with every shard it reads locked.
 func (d DB) sortLocked(tx *KeyTx, spec *SortSpec, store bool) ([][]byte, error) {
-	s := tx.shard(0)
-	slot := d.find(s, tx.keys[0], tx.hashes[0], tx.now)
+	k := tx.at(0)
+	s, slot := k.s, k.slot
 	var agg aggregate
 	typ := TypeList
 	if slot >= 0 {

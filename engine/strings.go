@@ -10,19 +10,18 @@ import (
 // Get returns the string at key. ok is false when the key does not exist;
 // ErrWrongType when it holds another type.
 func (d DB) Get(key []byte) (it Item, ok bool, err error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	slot := d.find(s, key, h, now)
-	if slot < 0 {
+	// No defer: the unlock comes before the counters, off the lock.
+	k := d.lockKey(key)
+	s := k.s
+	if k.slot < 0 {
 		s.unlock()
 		d.e.stats.misses.Add(1)
 		return Item{}, false, nil
 	}
-	en := &s.entries[slot]
+	en := &s.entries[k.slot]
 	// A key of another type is still found: a hit and an access, as Redis
 	// counts it.
-	fetched := d.fetch(en, now)
+	fetched := d.fetch(en, k.now)
 	if en.typ != TypeString {
 		s.unlock()
 		d.e.stats.hits.Add(1)
@@ -85,16 +84,14 @@ type SetResult struct {
 
 // Set writes a string value under key.
 func (d DB) Set(key, value []byte, o SetOptions) (SetResult, error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	return d.setLocked(s, key, h, value, o, now)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	return d.setLocked(k, key, value, o)
 }
 
-func (d DB) setLocked(s *shard, key []byte, h uint64, value []byte, o SetOptions, now int64) (SetResult, error) {
+func (d DB) setLocked(k keyAt, key, value []byte, o SetOptions) (SetResult, error) {
+	s, h, now, slot := k.s, k.h, k.now, k.slot
 	var res SetResult
-	slot := d.find(s, key, h, now)
 	var en *entry
 	if slot >= 0 {
 		en = &s.entries[slot]
@@ -158,11 +155,9 @@ type ExpireChange struct {
 // GetEx returns the string at key and then changes its expiry (GETEX,
 // memcached gat/touch) or deletes it (GETDEL when del is set).
 func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, h, now, slot := k.s, k.h, k.now, k.slot
 	if slot < 0 {
 		d.e.stats.misses.Add(1)
 		return Item{}, false, nil
@@ -209,12 +204,10 @@ type AppendResult struct {
 // Append adds data after (or before) the string at key, keeping its expiry
 // and flags. A key of another type gives ErrWrongType.
 func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResult, error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, h, now, slot := k.s, k.h, k.now, k.slot
 	var res AppendResult
-	slot := d.find(s, key, h, now)
 	if slot < 0 {
 		if o.MustExist || o.CAS != 0 {
 			return res, nil
@@ -262,11 +255,9 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 // aborts without a write. It is the one read-modify-write path for the
 // counters and SETRANGE.
 func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, Encoding, error)) (Item, error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, slot := k.s, k.slot
 	var (
 		old []byte
 		buf *[]byte
@@ -293,7 +284,7 @@ func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, E
 	if d.e.overLimit() {
 		return Item{}, ErrOOM
 	}
-	slot = d.store(s, slot, key, h, value, enc, keepMeta, now)
+	slot = d.store(s, slot, key, k.h, value, enc, keepMeta, k.now)
 	return d.itemOf(&s.shardData, &s.entries[slot]), nil
 }
 
@@ -381,11 +372,9 @@ type IncrResult struct {
 // with Found set. cas, when non-zero, must match the key's CAS unique
 // (meta arithmetic); CASMismatch reports when it does not.
 func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (IncrResult, error) {
-	s, h := d.shardOf(key)
-	now := d.e.clock.NowMs()
-	s.lock()
-	defer s.unlock()
-	slot := d.find(s, key, h, now)
+	k := d.lockKey(key)
+	defer k.s.unlock()
+	s, slot := k.s, k.slot
 	if slot < 0 {
 		return IncrResult{}, nil
 	}
@@ -419,9 +408,9 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (IncrR
 	if d.e.overLimit() && len(out) > len(old) {
 		return found, ErrOOM
 	}
-	slot = d.store(s, slot, key, h, out, encodingFor(out), keepMeta, now)
+	slot = d.store(s, slot, key, k.h, out, encodingFor(out), keepMeta, k.now)
 	en = &s.entries[slot]
-	d.touch(en, now)
+	d.touch(en, k.now)
 	return IncrResult{Value: cur, CAS: s.cas(en), Found: true}, nil
 }
 
