@@ -62,6 +62,33 @@ func (c *Client) countArg(b []byte, min int64, msg string) (int64, bool) {
 	return v, true
 }
 
+// randCountArgs parses the count [WITHVALUES|WITHSCORES] of HRANDFIELD and
+// ZRANDMEMBER (args[2:]; with is the word) as Redis's
+// hrandfieldWithCountCommand and zrandmemberWithCountCommand: an integer,
+// LONG_MIN replying countRange; then the optional word, anything else a
+// syntax error; with it |count| must stay within 2^62-1, else pairsRange.
+func (c *Client) randCountArgs(args [][]byte, with, countRange, pairsRange string) (count int64, withPairs, ok bool) {
+	if count, ok = c.intArg(args[2]); !ok {
+		return 0, false, false
+	}
+	if count == math.MinInt64 {
+		c.w.Error(countRange)
+		return 0, false, false
+	}
+	if len(args) > 4 || (len(args) == 4 && !argIsC(args[3], with)) {
+		c.w.Error(ErrSyntax)
+		return 0, false, false
+	}
+	if len(args) == 4 {
+		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
+			c.w.Error(pairsRange)
+			return 0, false, false
+		}
+		withPairs = true
+	}
+	return count, withPairs, true
+}
+
 // nowMs is the engine's clock, which relative expiry times are based on.
 func (c *Client) nowMs() int64 { return c.fe.eng.Clock().NowMs() }
 

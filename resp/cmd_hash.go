@@ -1,8 +1,6 @@
 package resp
 
 import (
-	"math"
-
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
@@ -284,25 +282,9 @@ func cmdHRandField(c *Client, args [][]byte) {
 		}
 		return
 	}
-	l, ok := c.intArg(args[2])
+	l, withValues, ok := c.randCountArgs(args, "WITHVALUES", ErrHashCountRange, ErrHashWithValuesRange)
 	if !ok {
 		return
-	}
-	if l == math.MinInt64 {
-		c.w.Error(ErrHashCountRange)
-		return
-	}
-	withValues := false
-	if len(args) > 4 || (len(args) == 4 && !argIsC(args[3], "WITHVALUES")) {
-		c.w.Error(ErrSyntax)
-		return
-	}
-	if len(args) == 4 {
-		withValues = true
-		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-			c.w.Error(ErrHashWithValuesRange)
-			return
-		}
 	}
 	flat := withValues && !c.w.resp3() // RESP2: field, value, field, value…
 	header := func(n int64) {

@@ -657,25 +657,9 @@ func cmdZRandMember(c *Client, args [][]byte) {
 		}
 		return
 	}
-	count, ok := num.ParseInt(args[2])
+	count, withScores, ok := c.randCountArgs(args, "WITHSCORES", ErrZsetRandCountRange, ErrZsetRandScoresRange)
 	if !ok {
-		c.w.Error(ErrNotInteger)
 		return
-	}
-	if count == math.MinInt64 {
-		c.w.Error(ErrZsetRandCountRange)
-		return
-	}
-	withScores := false
-	if len(args) > 4 || (len(args) == 4 && !argIsC(args[3], "WITHSCORES")) {
-		c.w.Error(ErrSyntax)
-		return
-	} else if len(args) == 4 {
-		withScores = true
-		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
-			c.w.Error(ErrZsetRandScoresRange)
-			return
-		}
 	}
 	found, err := c.db.ZRandMember(args[1], count, true, func(n int) { c.zsetArray(n, withScores) },
 		func(m []byte, s float64) { c.zsetMember(m, s, withScores) })
