@@ -90,6 +90,19 @@ func (d DB) withAggregate(key []byte, typ Type, create func() aggregate, op Aggr
 	return found, err
 }
 
+// readAggregate runs fn on the aggregate of type typ at key for a read
+// command: fn must not change it, and the lookup counts as a keyspace hit
+// or miss, as Redis's lookupKeyRead does (a key of another type is a hit,
+// and ErrWrongType). found is false, and fn not called, for a missing key.
+func (d DB) readAggregate(key []byte, typ Type, fn func(a aggregate)) (found bool, err error) {
+	found, err = d.withAggregate(key, typ, nil, func(a aggregate) (bool, error) {
+		fn(a)
+		return false, nil
+	})
+	d.countLookup(found)
+	return found, err
+}
+
 // aggregateLocked is withAggregate for a key already looked up in its
 // locked shard; multi-key commands call it for each key they hold locks
 // for.

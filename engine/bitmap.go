@@ -577,24 +577,12 @@ func unsignedOverflow(value uint64, incr int64, n uint64, ow Overflow) (bool, ui
 	maxv := uint64(1)<<n - 1
 	maxincr := int64(maxv - value)
 	minincr := -int64(value)
-	wrap := func() (bool, uint64) { return true, (value + uint64(incr)) & maxv }
+	wrap := func() uint64 { return (value + uint64(incr)) & maxv }
 	if value > maxv || (incr > 0 && incr > maxincr) {
-		switch ow {
-		case OverflowWrap:
-			return wrap()
-		case OverflowSat:
-			return true, maxv
-		}
-		return true, 0
+		return overflowed(ow, wrap, maxv)
 	}
 	if incr < 0 && incr < minincr {
-		switch ow {
-		case OverflowWrap:
-			return wrap()
-		case OverflowSat:
-			return true, 0
-		}
-		return true, 0
+		return overflowed(ow, wrap, 0)
 	}
 	return false, 0
 }
@@ -609,7 +597,7 @@ func signedOverflow(value, incr int64, n uint64, ow Overflow) (bool, int64) {
 	minv := -maxv - 1
 	maxincr := maxv - value
 	minincr := minv - value
-	wrap := func() (bool, int64) {
+	wrap := func() int64 {
 		c := uint64(value) + uint64(incr)
 		mask := ^uint64(0) << n // 0 for n == 64
 		if c&(1<<(n-1)) != 0 {
@@ -617,25 +605,26 @@ func signedOverflow(value, incr int64, n uint64, ow Overflow) (bool, int64) {
 		} else {
 			c &^= mask
 		}
-		return true, int64(c)
+		return int64(c)
 	}
 	if value > maxv || (n != 64 && incr > maxincr) || (value >= 0 && incr > 0 && incr > maxincr) {
-		switch ow {
-		case OverflowWrap:
-			return wrap()
-		case OverflowSat:
-			return true, maxv
-		}
-		return true, 0
+		return overflowed(ow, wrap, maxv)
 	}
 	if value < minv || (n != 64 && incr < minincr) || (value < 0 && incr < 0 && incr < minincr) {
-		switch ow {
-		case OverflowWrap:
-			return wrap()
-		case OverflowSat:
-			return true, minv
-		}
-		return true, 0
+		return overflowed(ow, wrap, minv)
 	}
 	return false, 0
+}
+
+// overflowed is the answer of the overflow checks for a value out of
+// range: the value to store under ow, the wrapped one or limit (the bound
+// it crossed); with FAIL, 0, and the write does not happen.
+func overflowed[T int64 | uint64](ow Overflow, wrap func() T, limit T) (bool, T) {
+	switch ow {
+	case OverflowWrap:
+		return true, wrap()
+	case OverflowSat:
+		return true, limit
+	}
+	return true, 0
 }

@@ -681,16 +681,7 @@ type HashView struct{ h *hash }
 // when the key does not exist; ErrWrongType when it holds another type.
 // The lookup counts as a keyspace hit or miss, as Redis's read commands do.
 func (d DB) HView(key []byte, fn func(v HashView)) (found bool, err error) {
-	found, err = d.withAggregate(key, TypeHash, nil, func(a aggregate) (bool, error) {
-		fn(HashView{a.(*hash)})
-		return false, nil
-	})
-	if found {
-		d.CountLookups(1, 0)
-	} else {
-		d.CountLookups(0, 1)
-	}
-	return found, err
+	return d.readAggregate(key, TypeHash, func(a aggregate) { fn(HashView{a.(*hash)}) })
 }
 
 // Len is the number of fields.

@@ -9,12 +9,21 @@ import (
 // Delete removes keys and returns how many existed (DEL, UNLINK, memcached
 // delete). A key given twice counts once.
 func (d DB) Delete(keys ...[]byte) int {
+	return d.eachExisting(keys, func(k keyAt) { d.e.removeKey(k.s, k.slot, k.h) })
+}
+
+// eachExisting looks keys up one at a time, all at one now, and runs fn
+// (when not nil) on each that exists, with its shard locked. It returns
+// how many existed.
+func (d DB) eachExisting(keys [][]byte, fn func(k keyAt)) int {
 	n := 0
 	now := d.e.clock.NowMs()
 	for _, key := range keys {
 		k := d.lockKeyAt(key, now)
 		if k.slot >= 0 {
-			d.e.removeKey(k.s, k.slot, k.h)
+			if fn != nil {
+				fn(k)
+			}
 			n++
 		}
 		k.s.unlock()
@@ -42,17 +51,19 @@ func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
 // Exists counts how many of keys exist; a key given twice counts twice.
 // Each key counts as a keyspace hit or miss, as Redis's EXISTS does.
 func (d DB) Exists(keys ...[]byte) int {
-	n := 0
-	now := d.e.clock.NowMs()
-	for _, key := range keys {
-		k := d.lockKeyAt(key, now)
-		if k.slot >= 0 {
-			n++
-		}
-		k.s.unlock()
-	}
+	n := d.eachExisting(keys, nil)
 	d.CountLookups(n, len(keys)-n)
 	return n
+}
+
+// countLookup counts one read lookup: a keyspace hit when found, else a
+// miss.
+func (d DB) countLookup(found bool) {
+	if found {
+		d.CountLookups(1, 0)
+	} else {
+		d.CountLookups(0, 1)
+	}
 }
 
 // CountLookups adds to the keyspace hit and miss counters, for reads that
@@ -70,16 +81,7 @@ func (d DB) CountLookups(hits, misses int) {
 // Touch updates the access time of existing keys and counts them (TOUCH).
 // Each key counts as a keyspace hit or miss.
 func (d DB) Touch(keys ...[]byte) int {
-	n := 0
-	now := d.e.clock.NowMs()
-	for _, key := range keys {
-		k := d.lockKeyAt(key, now)
-		if k.slot >= 0 {
-			d.e.onRead(&k.s.entries[k.slot], now)
-			n++
-		}
-		k.s.unlock()
-	}
+	n := d.eachExisting(keys, func(k keyAt) { d.e.onRead(&k.s.entries[k.slot], k.now) })
 	d.CountLookups(n, len(keys)-n)
 	return n
 }
@@ -430,11 +432,7 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 	ss, ds := &e.shards[si], &e.shards[di]
 	sslot := sd.find(ss, src, sh, now)
 	if !o.move {
-		if sslot < 0 {
-			sd.CountLookups(0, 1)
-		} else {
-			sd.CountLookups(1, 0)
-		}
+		sd.countLookup(sslot >= 0)
 	}
 	if sslot < 0 {
 		return false, ErrNoSuchKey

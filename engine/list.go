@@ -677,16 +677,7 @@ func (d DB) LPopEnd(key []byte, end ListEnd, count int, visit ListVisit) (found 
 // readList runs fn on the list at key as a read: it counts a keyspace hit
 // or miss as Redis's lookupKeyRead does.
 func (d DB) readList(key []byte, fn func(l *list)) (bool, error) {
-	found, err := d.withAggregate(key, TypeList, nil, func(a aggregate) (bool, error) {
-		fn(a.(*list))
-		return false, nil
-	})
-	if found {
-		d.CountLookups(1, 0)
-	} else {
-		d.CountLookups(0, 1)
-	}
-	return found, err
+	return d.readAggregate(key, TypeList, func(a aggregate) { fn(a.(*list)) })
 }
 
 // LLen is LLEN.
@@ -842,26 +833,20 @@ func (d DB) LPos(key []byte, v []byte, o ListPosOptions) ([]int64, error) {
 func (d DB) LMPop(keys [][]byte, end ListEnd, count int, visit func(key []byte, total, i int, v []byte)) (bool, error) {
 	found := false
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
-		for i := range keys {
-			switch tx.Type(i) {
-			case TypeNone:
-				continue
-			case TypeList:
-			default:
-				return ErrWrongType
-			}
-			found = true
-			_, err := tx.Aggregate(i, TypeList, nil, func(a aggregate) (bool, error) {
-				l := a.(*list)
-				k := min(count, l.n)
-				for j := 0; j < k; j++ {
-					visit(keys[i], k, j, l.pop(end))
-				}
-				return true, nil
-			})
+		i, err := tx.firstOfType(TypeList)
+		if i < 0 {
 			return err
 		}
-		return nil
+		found = true
+		_, err = tx.Aggregate(i, TypeList, nil, func(a aggregate) (bool, error) {
+			l := a.(*list)
+			k := min(count, l.n)
+			for j := 0; j < k; j++ {
+				visit(keys[i], k, j, l.pop(end))
+			}
+			return true, nil
+		})
+		return err
 	})
 	return found, err
 }
@@ -926,14 +911,11 @@ func (d DB) BLPopEnd(keys [][]byte, end ListEnd, count int, w *Waiter) (*ListPop
 	n := max(count, 1)
 	var res *ListPopResult
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
-		for i := range keys {
-			switch tx.Type(i) {
-			case TypeNone:
-				continue
-			case TypeList:
-			default:
-				return ErrWrongType
-			}
+		i, err := tx.firstOfType(TypeList)
+		if err != nil {
+			return err
+		}
+		if i >= 0 {
 			_, err := tx.Aggregate(i, TypeList, nil, func(a aggregate) (bool, error) {
 				res = popCopies(a.(*list), keys[i], end, n)
 				return true, nil

@@ -53,6 +53,34 @@ func (tx *KeyTx) Aggregate(i int, typ Type, create func() aggregate, op Aggregat
 	return tx.d.aggregateLocked(tx.at(i), tx.keys[i], typ, create, op)
 }
 
+// readAggregate is DB.readAggregate for key i.
+func (tx *KeyTx) readAggregate(i int, typ Type, fn func(a aggregate)) (bool, error) {
+	found, err := tx.Aggregate(i, typ, nil, func(a aggregate) (bool, error) {
+		fn(a)
+		return false, nil
+	})
+	tx.d.countLookup(found)
+	return found, err
+}
+
+// firstOfType returns the first of the transaction's keys that exists,
+// -1 when none does, and ErrWrongType when that key holds another type
+// than typ: the choice of a pop from the first non-empty of several keys
+// (LMPOP, BLPOP, ZMPOP, BZPOPMIN…). The keys after it are not looked at.
+func (tx *KeyTx) firstOfType(typ Type) (int, error) {
+	for i := range tx.keys {
+		switch tx.Type(i) {
+		case TypeNone:
+			continue
+		case typ:
+			return i, nil
+		default:
+			return -1, ErrWrongType
+		}
+	}
+	return -1, nil
+}
+
 // Store makes key i hold a (of type typ) whatever it held before, with no
 // expiry — the destination of a *STORE command. An empty a deletes the
 // key. It reports whether the key existed before.

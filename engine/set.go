@@ -694,31 +694,14 @@ func (t *memberTable) scan(cursor uint64, count int, visit func(m []byte)) uint6
 // lookupKeyRead does.
 func (tx *KeyTx) setOf(i int) (*setValue, error) {
 	var sv *setValue
-	found, err := tx.Aggregate(i, TypeSet, nil, func(a aggregate) (bool, error) {
-		sv = a.(*setValue)
-		return false, nil
-	})
-	setCountLookup(tx.d, found)
+	_, err := tx.readAggregate(i, TypeSet, func(a aggregate) { sv = a.(*setValue) })
 	return sv, err
-}
-
-func setCountLookup(d DB, found bool) {
-	if found {
-		d.CountLookups(1, 0)
-	} else {
-		d.CountLookups(0, 1)
-	}
 }
 
 // readSet runs fn on the set at key for a read-only command (fn must not
 // change it). found is false for a missing key.
 func (d DB) readSet(key []byte, fn func(s *setValue)) (bool, error) {
-	found, err := d.withAggregate(key, TypeSet, nil, func(a aggregate) (bool, error) {
-		fn(a.(*setValue))
-		return false, nil
-	})
-	setCountLookup(d, found)
-	return found, err
+	return d.readAggregate(key, TypeSet, func(a aggregate) { fn(a.(*setValue)) })
 }
 
 // SAdd adds members to the set at key, creating it (SADD). It returns

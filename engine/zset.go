@@ -555,20 +555,7 @@ func (z *zset) add(m []byte, score float64, flags ZAddFlags, lim ZsetLimits, res
 // a keyspace hit or miss, as in Redis's read commands (a key of another
 // type is a hit).
 func (d DB) zsetRead(key []byte, fn func(z *zset)) (bool, error) {
-	found, err := d.withAggregate(key, TypeZSet, nil, func(a aggregate) (bool, error) {
-		fn(a.(*zset))
-		return false, nil
-	})
-	zsetCountLookup(d, found)
-	return found, err
-}
-
-func zsetCountLookup(d DB, found bool) {
-	if found {
-		d.CountLookups(1, 0)
-	} else {
-		d.CountLookups(0, 1)
-	}
+	return d.readAggregate(key, TypeZSet, func(a aggregate) { fn(a.(*zset)) })
 }
 
 // ZRem removes members and returns how many were there.
@@ -674,7 +661,7 @@ func (d DB) ZRangeStore(dst, src []byte, q *ZRangeSpec, lim ZsetLimits) (int, er
 	n := 0
 	err := d.WithKeys([][]byte{src, dst}, func(tx *KeyTx) error {
 		var entries []zentry
-		found, err := tx.Aggregate(0, TypeZSet, nil, func(a aggregate) (bool, error) {
+		_, err := tx.readAggregate(0, TypeZSet, func(a aggregate) {
 			z := a.(*zset)
 			first, k := z.resolve(q)
 			if q.Rev {
@@ -685,9 +672,7 @@ func (d DB) ZRangeStore(dst, src []byte, q *ZRangeSpec, lim ZsetLimits) (int, er
 				entries = append(entries, zentry{m, s})
 				return true
 			})
-			return false, nil
 		})
-		zsetCountLookup(tx.d, found)
 		if err != nil {
 			return err
 		}
@@ -748,19 +733,13 @@ func (d DB) ZPop(keys [][]byte, max bool, count int, begin func(key, n int), fn 
 	}
 	idx := -1
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
-		for i := range keys {
-			switch tx.Type(i) {
-			case TypeNone:
-				continue
-			case TypeZSet:
-			default:
-				return ErrWrongType
-			}
-			idx = i
-			_, err := tx.Aggregate(i, TypeZSet, nil, func(a aggregate) (bool, error) { return pop(i, a) })
+		i, err := tx.firstOfType(TypeZSet)
+		if i < 0 {
 			return err
 		}
-		return nil
+		idx = i
+		_, err = tx.Aggregate(i, TypeZSet, nil, func(a aggregate) (bool, error) { return pop(i, a) })
+		return err
 	})
 	if err != nil {
 		return -1, err
@@ -1055,7 +1034,7 @@ func zsources(tx *KeyTx, from, n int, weights []float64) ([]zsrc, error) {
 			srcs[i].weight = weights[i]
 		}
 		typ := tx.Type(from + i)
-		zsetCountLookup(tx.d, typ != TypeNone)
+		tx.d.countLookup(typ != TypeNone)
 		switch typ {
 		case TypeNone:
 			continue

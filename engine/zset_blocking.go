@@ -18,14 +18,11 @@ func (d DB) BZPop(keys [][]byte, max bool, count int, w *Waiter) (*ZPopResult, e
 	}
 	var res *ZPopResult
 	err := d.WithKeys(keys, func(tx *KeyTx) error {
-		for i := range keys {
-			switch tx.Type(i) {
-			case TypeNone:
-				continue
-			case TypeZSet:
-			default:
-				return ErrWrongType
-			}
+		i, err := tx.firstOfType(TypeZSet)
+		if err != nil {
+			return err
+		}
+		if i >= 0 {
 			_, err := tx.Aggregate(i, TypeZSet, nil, func(a aggregate) (bool, error) {
 				res = zsetPopCopies(a, keys[i], max, n)
 				return len(res.Members) > 0, nil
