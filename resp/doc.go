@@ -11,7 +11,15 @@
 // pipeline go out in one write. A ProtocolError from the parser is answered
 // with "-ERR <text>" and the connection is closed.
 //
+// The front-end owns its protocol and nothing both protocols use: New is
+// given the shared services (package services: the engine, the pub/sub
+// hub, scripting, persistence, the configuration) by the composition root
+// (package node), and its tests build the same services.
+//
 // Files:
+//   - frontend.go: Frontend, Options: what the front-end is given.
+//   - client.go: Client, one connection: Serve, the command loop, and exec,
+//     where every generic check reads the command's table row.
 //   - parser.go: Parser, Limits: incremental, allocation-free request parsing.
 //   - writer.go: Writer: RESP2/RESP3 reply encoding.
 //   - errors.go: every error text the front-end sends, as named constants,
