@@ -31,8 +31,9 @@ import (
 // Dead space is reclaimed by compacting the shard: its live records are
 // copied, in slot order, into fresh chunks, and the old chunks are left to
 // the GC (with any slices readers still hold of them). It runs when dead
-// bytes reach half the arena, or a sixteenth after an eviction; a
-// write's cost is then one more copy of what it writes, at most.
+// bytes reach half the arena, an eighth after an eviction, or a sixteenth
+// in FreeMemory's compaction pass (evict.go); a write's cost is then one
+// more copy of what it writes, at most.
 // used_memory counts a chunk record's own bytes, as Redis counts what
 // its allocator hands out: a record's bytes leave it when it dies, and
 // what a chunk holds beyond its live records (dead records until a

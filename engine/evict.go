@@ -94,7 +94,7 @@ func (e *Engine) evictionConfig() *Eviction { return e.eviction.Load() }
 func (e *Engine) Policy() Policy { return e.evictionConfig().Policy }
 
 // evictor is the eviction state: the candidate pool and the S3-FIFO
-// ghost table. evictMu serialises evictions (the pool is shared); the
+// ghost table. mu serialises evictions (the pool is shared); the
 // ghost table is read by inserts under their shard locks, so its slots are
 // atomics.
 type evictor struct {
@@ -253,7 +253,7 @@ func (e *Engine) ghostTake(key []byte) bool {
 // direct-mapped: a newer key overwrites an older one in its slot, which
 // keeps roughly the most recent evictions, as S3-FIFO's ghost FIFO does.
 // It is sized to the keyspace (a power of two >= keys/2, at most 4M
-// slots) and replaced, empty, when the keyspace doubles. Under evictMu.
+// slots) and replaced, empty, when the keyspace doubles. Under evictor.mu.
 func (e *Engine) ghostAdd(key []byte) {
 	ev := &e.evictor
 	t := ev.ghost.Load()
@@ -357,7 +357,7 @@ const (
 // compactUntil compacts the shards whose arena is at least a sixteenth
 // dead, in turn from where the last pass stopped, until dead bytes are
 // down to target. With more than a sixteenth of all records dead, such
-// shards exist. Under evictMu.
+// shards exist. Under evictor.mu.
 func (e *Engine) compactUntil(target int64) {
 	n := uint64(len(e.shards))
 	start := e.compactNext.Load()
