@@ -303,8 +303,51 @@ func TestBlockingWokenByOtherWrites(t *testing.T) {
 func TestBlockingConcurrent(t *testing.T) {
 	e, _ := newTestEngine(t, 3)
 	d := e.DB(0)
-	const producers, consumers, perProducer = 4, 6, 500
-	keys := [][]byte{bs("q1"), bs("q2"), bs("q3")}
+	concurrentPops{
+		keys:        [][]byte{bs("q1"), bs("q2"), bs("q3")},
+		perProducer: 500,
+		pop: func(c int, ks [][]byte, w *Waiter) ([][]byte, bool, error) {
+			res, err := d.BLPopEnd(ks, ListLeft, 1+c%2, w)
+			if res == nil {
+				return nil, false, err
+			}
+			return res.Values, true, err
+		},
+		served: func(w *Waiter) [][]byte { return w.ListResult().Values },
+		producer: func(int) func(key, elem []byte) error {
+			return func(key, elem []byte) error {
+				_, err := d.LPushEnd(key, ListRight, [][]byte{elem}, false)
+				return err
+			}
+		},
+		length: func(key []byte) int {
+			n, _ := d.LLen(key)
+			return n
+		},
+	}.run(t, e)
+}
+
+// concurrentPops is the blocking pops' stress test: producers push unique
+// elements ("p-i") onto a few keys while consumers pop them, from one key
+// or all of them, blocking or not, and cancel their waits as a timeout
+// would; every element must be taken exactly once and no wait may be left
+// behind. Run with -race.
+type concurrentPops struct {
+	keys        [][]byte
+	perProducer int
+	// pop pops for consumer c from ks, queuing w when there is nothing
+	// (ok false).
+	pop func(c int, ks [][]byte, w *Waiter) (elems [][]byte, ok bool, err error)
+	// served is what a push handed to w.
+	served func(w *Waiter) [][]byte
+	// producer returns producer p's push.
+	producer func(p int) func(key, elem []byte) error
+	length   func(key []byte) int
+}
+
+func (h concurrentPops) run(t *testing.T, e *Engine) {
+	const producers, consumers = 4, 6
+	keys := h.keys
 	var mu sync.Mutex
 	seen := map[string]int{}
 	var done atomic.Bool
@@ -325,12 +368,12 @@ func TestBlockingConcurrent(t *testing.T) {
 				if c%2 == 0 {
 					ks = keys
 				}
-				res, err := d.BLPopEnd(ks, ListLeft, 1+c%2, w)
+				elems, ok, err := h.pop(c, ks, w)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				if res == nil {
+				if !ok {
 					if n%3 == 0 { // wait a little for a hand-off
 						select {
 						case <-woken:
@@ -343,11 +386,11 @@ func TestBlockingConcurrent(t *testing.T) {
 						}
 						continue
 					}
-					res = w.ListResult()
+					elems = h.served(w)
 				}
 				w.Done()
 				mu.Lock()
-				for _, v := range res.Values {
+				for _, v := range elems {
 					seen[string(v)]++
 				}
 				mu.Unlock()
@@ -359,18 +402,21 @@ func TestBlockingConcurrent(t *testing.T) {
 		pw.Add(1)
 		go func(p int) {
 			defer pw.Done()
-			for i := 0; i < perProducer; i++ {
-				d.LPushEnd(keys[i%3], ListRight, [][]byte{bs(fmt.Sprintf("%d-%d", p, i))}, false)
+			push := h.producer(p)
+			for i := 0; i < h.perProducer; i++ {
+				if err := push(keys[i%3], bs(fmt.Sprintf("%d-%d", p, i))); err != nil {
+					t.Error(err)
+					return
+				}
 			}
 		}(p)
 	}
 	pw.Wait()
-	// Let the consumers drain the lists, then stop them.
+	// Let the consumers drain the keys, then stop them.
 	for {
 		n := 0
 		for _, k := range keys {
-			l, _ := d.LLen(k)
-			n += l
+			n += h.length(k)
 		}
 		if n == 0 {
 			break
@@ -380,9 +426,9 @@ func TestBlockingConcurrent(t *testing.T) {
 	done.Store(true)
 	wg.Wait()
 	for p := 0; p < producers; p++ {
-		for i := 0; i < perProducer; i++ {
+		for i := 0; i < h.perProducer; i++ {
 			if n := seen[fmt.Sprintf("%d-%d", p, i)]; n != 1 {
-				t.Fatalf("element %d-%d consumed %d times", p, i, n)
+				t.Fatalf("element %d-%d taken %d times", p, i, n)
 			}
 		}
 	}

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 )
 
 var zblim = ZsetLimits{MaxListpackEntries: 128, MaxListpackValue: 64}
@@ -233,99 +230,38 @@ func TestZSetBlockPopWokenByOtherWrites(t *testing.T) {
 
 // TestZSetBlockPopConcurrent: producers ZADD unique members while
 // consumers pop (blocking or not, MIN or MAX, counts 1 and 2) from one or
-// several keys; every member is taken exactly once.
+// several keys; every member is taken exactly once (concurrentPops).
 func TestZSetBlockPopConcurrent(t *testing.T) {
 	e, _ := newTestEngine(t, 3)
 	d := e.DB(0)
-	const producers, consumers, perProducer = 4, 6, 400
-	keys := [][]byte{bs("z1"), bs("z2"), bs("z3")}
-	var mu sync.Mutex
-	seen := map[string]int{}
-	var done atomic.Bool
-	var wg sync.WaitGroup
-	for c := 0; c < consumers; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			for n := 0; ; n++ {
-				woken := make(chan struct{}, 1)
-				w := e.NewWaiter(func() {
-					select {
-					case woken <- struct{}{}:
-					default:
-					}
-				})
-				ks := keys[c%3 : c%3+1]
-				if c%2 == 0 {
-					ks = keys
-				}
-				res, err := d.BZPop(ks, c%3 == 0, 1+c%2, w)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if res == nil {
-					if n%3 == 0 {
-						select {
-						case <-woken:
-						case <-time.After(time.Millisecond):
-						}
-					}
-					if w.Cancel() {
-						if done.Load() {
-							return
-						}
-						continue
-					}
-					res = w.ZSetResult()
-				}
-				w.Done()
-				mu.Lock()
-				for _, m := range res.Members {
-					seen[string(m.Member)]++
-				}
-				mu.Unlock()
-			}
-		}(c)
+	members := func(res *ZPopResult) [][]byte {
+		out := make([][]byte, len(res.Members))
+		for i, m := range res.Members {
+			out[i] = m.Member
+		}
+		return out
 	}
-	var pw sync.WaitGroup
-	for p := 0; p < producers; p++ {
-		pw.Add(1)
-		go func(p int) {
-			defer pw.Done()
+	concurrentPops{
+		keys:        [][]byte{bs("z1"), bs("z2"), bs("z3")},
+		perProducer: 400,
+		pop: func(c int, ks [][]byte, w *Waiter) ([][]byte, bool, error) {
+			res, err := d.BZPop(ks, c%3 == 0, 1+c%2, w)
+			if res == nil {
+				return nil, false, err
+			}
+			return members(res), true, err
+		},
+		served: func(w *Waiter) [][]byte { return members(w.ZSetResult()) },
+		producer: func(p int) func(key, elem []byte) error {
 			r := rand.New(rand.NewPCG(uint64(p), 7))
-			for i := 0; i < perProducer; i++ {
-				m := ZMember{bs(fmt.Sprintf("%d-%d", p, i)), r.Float64()}
-				if _, err := d.ZAdd(keys[i%3], 0, []ZMember{m}, zblim); err != nil {
-					t.Error(err)
-					return
-				}
+			return func(key, elem []byte) error {
+				_, err := d.ZAdd(key, 0, []ZMember{{elem, r.Float64()}}, zblim)
+				return err
 			}
-		}(p)
-	}
-	pw.Wait()
-	for {
-		n := 0
-		for _, k := range keys {
-			c, _ := d.ZCard(k)
-			n += c
-		}
-		if n == 0 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	done.Store(true)
-	wg.Wait()
-	for p := 0; p < producers; p++ {
-		for i := 0; i < perProducer; i++ {
-			if n := seen[fmt.Sprintf("%d-%d", p, i)]; n != 1 {
-				t.Fatalf("member %d-%d taken %d times", p, i, n)
-			}
-		}
-	}
-	if e.Waiting() != 0 {
-		t.Fatalf("Waiting = %d after all consumers left", e.Waiting())
-	}
-	checkInvariants(t, e)
+		},
+		length: func(key []byte) int {
+			n, _ := d.ZCard(key)
+			return n
+		},
+	}.run(t, e)
 }
