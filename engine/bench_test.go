@@ -139,37 +139,60 @@ func BenchmarkMemoryPerKey(b *testing.B) {
 	const n = 1_000_000
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		b.StartTimer()
-
-		e := New(Options{Clock: NewManualClock(t0)})
-		d := e.DB(0)
-		key := make([]byte, 0, 32)
-		for k := 0; k < n; k++ {
-			key = strconv.AppendInt(append(key[:0], "key:"...), int64(k), 10)
-			if _, err := d.Set(key, benchValue, SetOptions{}); err != nil {
-				b.Fatal(err)
+		var e *Engine
+		var d DB
+		f := measureHeap(b, func() {
+			e = New(Options{Clock: NewManualClock(t0)})
+			d = e.DB(0)
+			key := make([]byte, 0, 32)
+			for k := 0; k < n; k++ {
+				key = strconv.AppendInt(append(key[:0], "key:"...), int64(k), 10)
+				if _, err := d.Set(key, benchValue, SetOptions{}); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-
-		b.StopTimer()
-		runtime.GC() // drop the garbage of growing slices and maps
-		gcStart := time.Now()
-		runtime.GC()
-		gcTime := time.Since(gcStart)
-		runtime.ReadMemStats(&after)
+		})
 		if d.Size() != n {
 			b.Fatalf("size %d", d.Size())
 		}
 		b.ReportMetric(float64(e.UsedMemory())/n, "accounted-B/key")
-		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "heap-B/key")
-		b.ReportMetric(float64(int64(after.HeapObjects)-int64(before.HeapObjects))/n, "objects/key")
-		b.ReportMetric(float64(gcTime.Microseconds())/1000, "gc-ms")
-		b.ReportMetric(float64(after.PauseNs[(after.NumGC+255)%256])/1000, "gc-stw-µs")
+		b.ReportMetric(float64(f.heapBytes)/n, "heap-B/key")
+		b.ReportMetric(float64(f.objects)/n, "objects/key")
+		b.ReportMetric(float64(f.gcTime.Microseconds())/1000, "gc-ms")
+		b.ReportMetric(float64(f.gcPauseNs)/1000, "gc-stw-µs")
 		runtime.KeepAlive(e)
 		b.StartTimer()
+	}
+}
+
+// heapFootprint is what a load left live on the heap, and what one full
+// GC over it cost.
+type heapFootprint struct {
+	heapBytes, objects int64
+	gcTime             time.Duration
+	gcPauseNs          uint64 // that GC's stop-the-world pause
+}
+
+// measureHeap runs load with the benchmark timer on, between two readings
+// of a collected heap, and returns the heap's growth and the cost of one
+// more full GC. The timer is stopped when it returns.
+func measureHeap(b *testing.B, load func()) heapFootprint {
+	b.StopTimer()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.StartTimer()
+	load()
+	b.StopTimer()
+	runtime.GC() // drop the garbage of growing slices and maps
+	gcStart := time.Now()
+	runtime.GC()
+	gcTime := time.Since(gcStart)
+	runtime.ReadMemStats(&after)
+	return heapFootprint{
+		heapBytes: int64(after.HeapAlloc) - int64(before.HeapAlloc),
+		objects:   int64(after.HeapObjects) - int64(before.HeapObjects),
+		gcTime:    gcTime,
+		gcPauseNs: after.PauseNs[(after.NumGC+255)%256],
 	}
 }

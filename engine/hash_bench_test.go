@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
-	"time"
 )
 
 // Hash benchmarks at 1K and 1M fields (both hashtables under the default
@@ -177,39 +176,31 @@ func BenchmarkHRandField(b *testing.B) {
 func BenchmarkHashMemory(b *testing.B) {
 	const n = 1_000_000
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		b.StartTimer()
-
-		e := New(Options{Clock: NewManualClock(t0)})
-		d := e.DB(0)
-		key := []byte("h")
-		pair := make([][]byte, 2)
-		for k := 0; k < n; k++ {
-			pair[0] = strconv.AppendInt(append(pair[0][:0], "field:"...), int64(k), 10)
-			pair[1] = strconv.AppendInt(append(pair[1][:0], "value:"...), int64(k), 10)
-			if _, err := d.HSet(key, pair, benchHashLimits); err != nil {
-				b.Fatal(err)
+		var e *Engine
+		var d DB
+		var key []byte
+		f := measureHeap(b, func() {
+			e = New(Options{Clock: NewManualClock(t0)})
+			d = e.DB(0)
+			key = []byte("h")
+			pair := make([][]byte, 2)
+			for k := 0; k < n; k++ {
+				pair[0] = strconv.AppendInt(append(pair[0][:0], "field:"...), int64(k), 10)
+				pair[1] = strconv.AppendInt(append(pair[1][:0], "value:"...), int64(k), 10)
+				if _, err := d.HSet(key, pair, benchHashLimits); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-
-		b.StopTimer()
-		runtime.GC()
-		gcStart := time.Now()
-		runtime.GC()
-		gcTime := time.Since(gcStart)
-		runtime.ReadMemStats(&after)
+		})
 		var length int
 		d.HView(key, func(v HashView) { length = v.Len() })
 		if length != n {
 			b.Fatalf("length %d", length)
 		}
 		b.ReportMetric(float64(e.UsedMemory())/n, "accounted-B/field")
-		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "heap-B/field")
-		b.ReportMetric(float64(int64(after.HeapObjects)-int64(before.HeapObjects)), "objects")
-		b.ReportMetric(float64(gcTime.Microseconds())/1000, "gc-ms")
+		b.ReportMetric(float64(f.heapBytes)/n, "heap-B/field")
+		b.ReportMetric(float64(f.objects), "objects")
+		b.ReportMetric(float64(f.gcTime.Microseconds())/1000, "gc-ms")
 		runtime.KeepAlive(e)
 		b.StartTimer()
 	}

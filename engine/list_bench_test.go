@@ -113,14 +113,11 @@ func BenchmarkListIndex(b *testing.B) {
 // of a 1M-element list of 16-byte elements.
 func BenchmarkListMemory(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		d := benchList(b, 1_000_000)
-		runtime.GC()
-		runtime.ReadMemStats(&after)
+		var d DB
+		f := measureHeap(b, func() { d = benchList(b, 1_000_000) })
 		b.ReportMetric(float64(d.e.UsedMemory())/1e6, "accounted-B/elem")
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "heap-B/elem")
+		b.ReportMetric(float64(f.heapBytes)/1e6, "heap-B/elem")
 		runtime.KeepAlive(d)
+		b.StartTimer()
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
-	"time"
 )
 
 // Set benchmarks at 1K and 1M members (go test -bench Set -benchmem).
@@ -193,25 +192,15 @@ func BenchmarkSetScan10(b *testing.B) {
 func BenchmarkSetMemoryPerMember(b *testing.B) {
 	const n = 1_000_000
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		b.StartTimer()
-		d := setBenchDB(b, "s", n)
-		b.StopTimer()
-		runtime.GC()
-		gcStart := time.Now()
-		runtime.GC()
-		gcTime := time.Since(gcStart)
-		runtime.ReadMemStats(&after)
+		var d DB
+		f := measureHeap(b, func() { d = setBenchDB(b, "s", n) })
 		if c, _ := d.SCard([]byte("s")); c != n {
 			b.Fatalf("card %d", c)
 		}
 		b.ReportMetric(float64(d.e.UsedMemory())/n, "accounted-B/member")
-		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "heap-B/member")
-		b.ReportMetric(float64(int64(after.HeapObjects)-int64(before.HeapObjects)), "objects")
-		b.ReportMetric(float64(gcTime.Microseconds())/1000, "gc-ms")
+		b.ReportMetric(float64(f.heapBytes)/n, "heap-B/member")
+		b.ReportMetric(float64(f.objects), "objects")
+		b.ReportMetric(float64(f.gcTime.Microseconds())/1000, "gc-ms")
 		runtime.KeepAlive(d)
 		b.StartTimer()
 	}

@@ -155,13 +155,9 @@ func BenchmarkZPopMinAdd(b *testing.B) {
 // reports what it costs per member: the engine's accounting, and the Go
 // heap's growth. b.N is ignored.
 func BenchmarkZsetMemory(b *testing.B) {
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	d := zbenchSet(b, 1_000_000)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	var d DB
+	f := measureHeap(b, func() { d = zbenchSet(b, 1_000_000) })
 	b.ReportMetric(float64(d.e.UsedMemory())/1e6, "accounted-B/member")
-	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "heap-B/member")
+	b.ReportMetric(float64(f.heapBytes)/1e6, "heap-B/member")
 	runtime.KeepAlive(d)
 }
