@@ -4,6 +4,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/services"
 )
 
 // hashCommands is the hash family (Redis group "hash"). Arity, flags, key
@@ -41,10 +42,7 @@ func hashCommands() []*Command {
 // hashLimits reads the conversion thresholds for this command, so that a
 // CONFIG SET applies from the next write on.
 func (c *Client) hashLimits() engine.HashLimits {
-	return engine.HashLimits{
-		MaxListpackEntries: c.fe.cfg.HashMaxListpackEntries(),
-		MaxListpackValue:   c.fe.cfg.HashMaxListpackValue(),
-	}
+	return services.HashLimits(c.fe.cfg)
 }
 
 // hashError replies an error of a hash command.

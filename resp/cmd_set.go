@@ -8,6 +8,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/glob"
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/services"
 )
 
 // setCommands is the set family (Redis group "set"). Arity, flags, key
@@ -46,7 +47,7 @@ func setCommands() []*Command {
 
 // setLimits are the encoding thresholds in force for this command.
 func (c *Client) setLimits() engine.SetLimits {
-	return engine.SetLimits{MaxIntsetEntries: c.fe.cfg.SetMaxIntsetEntries()}
+	return services.SetLimits(c.fe.cfg)
 }
 
 // memberWriter is the client's Writer as the engine's MemberSink: members

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/services"
 )
 
 // zsetCommands is the sorted-set family (Redis group "sorted-set"); the
@@ -65,10 +66,7 @@ func zsetCommands() []*Command {
 
 // zsetLimits are the conversion thresholds now configured.
 func (c *Client) zsetLimits() engine.ZsetLimits {
-	return engine.ZsetLimits{
-		MaxListpackEntries: c.fe.cfg.ZsetMaxListpackEntries(),
-		MaxListpackValue:   c.fe.cfg.ZsetMaxListpackValue(),
-	}
+	return services.ZsetLimits(c.fe.cfg)
 }
 
 // zsetError replies an engine error of the family.

@@ -64,7 +64,8 @@ func New(o Options) *Services {
 	s.Hub = pubsub.New()
 	s.Scripts = scripting.NewEngine()
 	s.Persist = snapshot.New(snapshot.Options{Engine: s.Engine, Config: s.Config, Logger: s.Log,
-		Functions: s.functionSources, Function: s.loadFunction})
+		Functions: s.functionSources, Function: s.loadFunction,
+		Limits: func() engine.RestoreLimits { return EncodingLimits(s.Config) }})
 
 	followMemory(s.Engine, s.Config, o.ProcessMemory)
 	followCompression(s.Engine, s.Config)

@@ -22,6 +22,7 @@ type Manager struct {
 	log       *slog.Logger
 	functions func() [][]byte
 	loadFn    func([]byte) error
+	limits    func() engine.RestoreLimits
 
 	mu           sync.Mutex
 	saving       bool      // a save (SAVE or BGSAVE) runs
@@ -48,11 +49,14 @@ type Options struct {
 	// Functions returns the FUNCTION libraries to save; Function loads one.
 	Functions func() [][]byte
 	Function  func(code []byte) error
+	// Limits returns the encoding thresholds configured now, which keys
+	// loaded from a dump follow.
+	Limits func() engine.RestoreLimits
 }
 
 // New returns a manager; Run starts its save-rule checks.
 func New(o Options) *Manager {
-	m := &Manager{eng: o.Engine, cfg: o.Config, log: o.Logger, functions: o.Functions, loadFn: o.Function,
+	m := &Manager{eng: o.Engine, cfg: o.Config, log: o.Logger, functions: o.Functions, loadFn: o.Function, limits: o.Limits,
 		lastSave: time.Now(), lastOK: true, lastBgSecs: -1}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -62,16 +66,6 @@ func New(o Options) *Manager {
 
 // Path is the dump file: dir/dbfilename.
 func (m *Manager) Path() string { return filepath.Join(m.cfg.Dir(), m.cfg.DBFilename()) }
-
-// limits are the encodings loaded keys follow.
-func (m *Manager) limits() engine.RestoreLimits {
-	c := m.cfg
-	return engine.RestoreLimits{
-		Hash: engine.HashLimits{MaxListpackEntries: c.HashMaxListpackEntries(), MaxListpackValue: c.HashMaxListpackValue()},
-		Set:  engine.SetLimits{MaxIntsetEntries: c.SetMaxIntsetEntries()},
-		ZSet: engine.ZsetLimits{MaxListpackEntries: c.ZsetMaxListpackEntries(), MaxListpackValue: c.ZsetMaxListpackValue()},
-	}
-}
 
 // Load loads the dump file if there is one (at start, DEBUG RELOAD). A
 // missing file is no error; a bad one is, and leaves the keyspace empty.
