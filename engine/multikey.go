@@ -17,18 +17,25 @@ type KeyTx struct {
 // WithKeys locks the shards of keys and runs fn. Keys are addressed by
 // their position in keys.
 func (d DB) WithKeys(keys [][]byte, fn func(tx *KeyTx) error) error {
-	tx := &KeyTx{d: d, keys: keys, idx: make([]int, len(keys)), hashes: make([]uint64, len(keys))}
 	ls := d.e.newLockSet()
-	for i, k := range keys {
-		tx.idx[i], tx.hashes[i] = d.locate(k)
-		ls.add(tx.idx[i])
-	}
+	tx := d.newKeyTx(keys, ls)
 	tx.now = d.e.clock.NowMs()
 	ls.lock()
 	defer ls.unlock()
 	err := fn(tx)
 	tx.serveKeysLocked() // blocked clients (blocking.go)
 	return err
+}
+
+// newKeyTx locates keys and adds their shards to ls, which the caller
+// then locks.
+func (d DB) newKeyTx(keys [][]byte, ls *lockSet) *KeyTx {
+	tx := &KeyTx{d: d, keys: keys, idx: make([]int, len(keys)), hashes: make([]uint64, len(keys))}
+	for i, k := range keys {
+		tx.idx[i], tx.hashes[i] = d.locate(k)
+		ls.add(tx.idx[i])
+	}
+	return tx
 }
 
 func (tx *KeyTx) shard(i int) *shard { return &tx.d.e.shards[tx.idx[i]] }

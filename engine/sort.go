@@ -94,12 +94,8 @@ func (d DB) sortRun(key, dst []byte, spec *SortSpec, done func(tx *KeyTx, res []
 	if dst != nil {
 		keys = append(keys, dst)
 	}
-	tx := &KeyTx{d: d, keys: keys, idx: make([]int, len(keys)), hashes: make([]uint64, len(keys))}
 	ls := d.e.newLockSet()
-	for i, k := range keys {
-		tx.idx[i], tx.hashes[i] = d.locate(k)
-		ls.add(tx.idx[i])
-	}
+	tx := d.newKeyTx(keys, ls)
 	if sortNeedsLookups(spec) {
 		for i := 0; i < d.e.perDB; i++ {
 			ls.add(d.base + i)
