@@ -33,10 +33,9 @@
 // type, encoding, flag bits and 8 bits of the key's hash (tag). Entries
 // hold no pointer, nor does the index, so the GC's work does not grow with
 // the number of string keys: it traces one pointer per 4 KB chunk and per
-// big record. A
-// list, hash, set or sorted set lives in the shard's aggs map (slot →
-// aggregate, aggregate.go), which does hold pointers. Freed slots are
-// reused through a free list.
+// big record. A list, hash, set or sorted set lives in the shard's aggs
+// map (slot → aggregate, aggregate.go), which does hold pointers. Freed
+// slots are reused through a free list.
 //
 // The bucket index (shard.go). buckets is a []uint32 whose element is
 // slot+1 of the first entry of the bucket (0 = empty); the bucket's other
@@ -73,11 +72,11 @@
 //     engine's own memory before a call returns; callers may reuse their
 //     buffers (the front-ends' arguments point into the read buffer).
 //   - Item.Value of an uncompressed string and KeyInfo.Value are slices of
-//     the key's record. They stay valid
-//     and unchanged after the call returns and the shard is unlocked, even
-//     through a later write, delete or compaction (records are immutable and
-//     old chunks are never written to), and they are shared: callers must
-//     never modify them (their capacity is cut, so an append copies).
+//     the key's record. They stay valid and unchanged after the call
+//     returns and the shard is unlocked, even through a later write,
+//     delete or compaction (records are immutable and old chunks are never
+//     written to), and they are shared: callers must never modify them
+//     (their capacity is cut, so an append copies).
 //   - Item.Value of a compressed string is decompressed into a buffer of
 //     the Item's own, from a pool. The caller may keep it, or hand it back
 //     with Item.Release once it has written the value out; after Release
@@ -118,8 +117,7 @@
 // reports "expired") plus an active sweep (expire.go's ActiveExpireCycle,
 // run hz times a second by RunActiveExpiry) that goes round the shards
 // with keys that expire, 64 slots a shard a cycle, so expired keys do not
-// pile up. The LRU clock is
-// seconds since the engine started (lruNow).
+// pile up. The LRU clock is seconds since the engine started (lruNow).
 //
 // # Eviction
 //
@@ -128,8 +126,9 @@
 // exceed 1/16 of maxmemory, then evicts keys the policy picks, Redis-style:
 // it samples maxmemory-samples random keys into a pool of the best 16
 // candidates and evicts the best (the random policies keep one sample, no
-// pool), reclaiming expired keys it meets on the way. The policies are Redis's eight (LRU and LFU from the entry's access
-// clock and evict word) plus Tandem's allkeys-s3fifo, conf's default
+// pool), reclaiming expired keys it meets on the way. The policies are
+// Redis's eight (LRU and LFU from the entry's access clock and evict
+// word) plus Tandem's allkeys-s3fifo, conf's default
 // (S3-FIFO approximated by sampling, with a ghost table of fingerprints of
 // keys recently evicted from the small queue). When nothing can be
 // evicted, writes that grow memory fail with ErrOOM (overLimit). See
@@ -302,8 +301,7 @@
 //
 // A Lua script or function takes the same locks the same way: the
 // exclusive gate (usually on a goroutine of its own: resp's
-// exclusiveDetached),
-// then, for each redis.call, that command's shard locks; it does not lock
+// exclusiveDetached), then, for each redis.call, that command's shard locks; it does not lock
 // all shards, since the exclusive gate already keeps out every command of
 // either protocol that might touch an undeclared key.
 package engine
