@@ -13,7 +13,7 @@ const maxVerbosity = 2
 
 func adminCommands() []*command {
 	return []*command{
-		{name: "flush_all", minTokens: 2, maxTokens: 4, run: (*session).flushAll},
+		{name: "flush_all", minTokens: 2, maxTokens: 4, write: true, run: (*session).flushAll},
 		{name: "version", run: func(s *session, _ *Request) {
 			s.out = append(append(s.out, "VERSION "...), s.fe.version...)
 			s.crlf()

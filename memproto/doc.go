@@ -78,6 +78,14 @@
 //   - Flags that memcached 1.6.18 refuses are refused (mg/ms/ma E, md x…).
 //   - The engine keeps a key through the last millisecond of its TTL;
 //     memcached drops an item when its whole-second clock reaches it.
+//   - After a failed BGSAVE, while save rules exist and
+//     stop-writes-on-bgsave-error is on (the state in which Redis answers
+//     MISCONF), every write is refused with "SERVER_ERROR MISCONF unable
+//     to persist to disk: writes are refused because the last background
+//     save failed (stop-writes-on-bgsave-error)", sent even with noreply
+//     or q: storage, cas, incr decr, delete, touch, gat gats, flush_all,
+//     ms md ma, and mg with T or N (misconf.go). Reads keep working.
+//     memcached has no persistence, hence no such error.
 //   - stats items/slabs report one pseudo slab class; the commands that
 //     tune slabs, the LRU and its crawler check their arguments as
 //     memcached does and change nothing.
@@ -93,6 +101,7 @@
 // Files: parser.go, metaflags.go, numbers.go, base64.go (parsing);
 // session.go (the Serve loop); table.go and cmd_*.go (commands); expiry.go
 // (exptime rules); marks.go (stale/win bits for mg N/R, md I, ms I);
-// versions.go (the binary-key bit);
+// versions.go (the binary-key bit); misconf.go (writes refused after a
+// failed BGSAVE);
 // stats.go (counters and the stats groups); errors.go (every wire string).
 package memproto

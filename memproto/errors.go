@@ -35,6 +35,11 @@ const (
 	errOOM = "SERVER_ERROR out of memory"
 	// errOOMVivify: ma with N could not create the item.
 	errOOMVivify = "SERVER_ERROR Out of memory allocating new item"
+	// errWritesRefused: any write (misconf.go) while the last BGSAVE
+	// failed, save rules exist and stop-writes-on-bgsave-error is on, where
+	// Redis answers MISCONF. memcached has no such state; the text is ours,
+	// after Redis's. Sent with noreply and q too, as every SERVER_ERROR.
+	errWritesRefused = "SERVER_ERROR MISCONF unable to persist to disk: writes are refused because the last background save failed (stop-writes-on-bgsave-error)"
 	// errTooManyConns is written to a connection refused at maxclients.
 	errTooManyConns = "ERROR Too many open connections"
 )
@@ -86,4 +91,15 @@ const (
 	replyOK        = "OK"
 	replyEnd       = "END"
 	replyReset     = "RESET"
+)
+
+// Connection refusals (Tandem's own: memcached has no protected mode).
+const (
+	// errDeniedProtected is written to a client protected mode refuses
+	// (internal/protect) before the connection is closed: one SERVER_ERROR
+	// line, which a text or meta client reads as the answer to its first
+	// request and shows, rather than a bare close it would retry.
+	errDeniedProtected = "SERVER_ERROR DENIED Tandem is running in protected mode because protected mode is enabled " +
+		"and no password is set for the default user; connections are only accepted from the loopback interface " +
+		"(set requirepass, or protected-mode no)"
 )

@@ -10,12 +10,14 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
+	"github.com/tandemkv/tandem/snapshot"
 )
 
 // Options configure the memcached front-end.
 type Options struct {
 	// Services are the shared services the front-end serves (it uses the
-	// keyspace and the configuration); the composition root builds them.
+	// keyspace, the configuration and the snapshot manager, which refuses
+	// writes after a failed BGSAVE); the composition root builds them.
 	Services *services.Services
 	Version  string // what "version" and "stats" report, as given
 	// Shutdown is what the "shutdown" command does when
@@ -33,6 +35,7 @@ type Frontend struct {
 	version  string
 	shutdown func(graceful bool)
 	clock    engine.Clock
+	persist  *snapshot.Manager // WritesRefused after a failed BGSAVE (misconf.go)
 
 	startMs   int64 // engine clock when the front-end was made
 	stats     counters
@@ -55,6 +58,7 @@ func New(o Options) *Frontend {
 		version:  o.Version,
 		shutdown: o.Shutdown,
 		clock:    o.Services.Engine.Clock(),
+		persist:  o.Services.Persist,
 	}
 	if f.shutdown == nil {
 		f.shutdown = raiseSIGINT

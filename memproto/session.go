@@ -104,6 +104,8 @@ func (s *session) exec(r *Request) {
 	flushes := false
 	if r.Err != "" {
 		s.refuse(r)
+	} else if s.fe.writeRefused(r) {
+		s.refuseWrite() // a failed BGSAVE stops writes (misconf.go)
 	} else {
 		if r.Cmd.grows() {
 			// Make room first; under noeviction (or with nothing to evict)

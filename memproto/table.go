@@ -31,6 +31,24 @@ type command struct {
 	// flushes: memcached writes its queued replies right after this
 	// command (get and its variants, mn).
 	flushes bool
+	// write: the command changes data whatever its shape (flush_all);
+	// see writes.
+	write bool
+}
+
+// writes reports whether r may change data, so it is refused while a
+// failed BGSAVE stops writes (misconf.go): every storage, arithmetic,
+// delete and touch command, gat and gats (they set the expiry, as Redis's
+// GETEX, a write), ms md ma, flush_all, and mg with T or N.
+func (c *command) writes(r *Request) bool {
+	switch c.shape {
+	case shapeStore, shapeStoreCAS, shapeArith, shapeDelete, shapeTouch, shapeRetrieveTouch,
+		shapeMetaSet, shapeMetaDelete, shapeMetaArith:
+		return true
+	case shapeMetaGet:
+		return r.Meta.HasTTL || r.Meta.HasVivify
+	}
+	return c.write
 }
 
 // grows reports whether the command may store more data, so maxmemory
