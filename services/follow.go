@@ -5,6 +5,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/users"
 )
 
 // The followers: each applies its directives to a shared service now and
@@ -67,6 +68,15 @@ func followNotify(eng *engine.Engine, cfg *conf.Config) {
 	cfg.OnChange("notify-keyspace-events", func(c *conf.Config) {
 		eng.SetNotifyFlags(uint32(c.NotifyKeyspaceEvents()))
 	})
+}
+
+// followRequirePass makes the default user's password follow requirepass
+// ("" makes it nopass: nobody has to log in). Neither front-end reads the
+// directive: both authenticate through the store. A change applies to the
+// next login; connections already logged in stay so, as in Redis.
+func followRequirePass(u *users.Store, cfg *conf.Config) {
+	u.SetDefaultPassword(cfg.RequirePass())
+	cfg.OnChange("requirepass", func(c *conf.Config) { u.SetDefaultPassword(c.RequirePass()) })
 }
 
 // NotifySink returns the engine sink that publishes keyspace events with

@@ -1,5 +1,6 @@
 // Package services builds what both front-ends share — the keyspace
-// engine, the pub/sub hub, the Lua scripting engine and persistence — and
+// engine, the pub/sub hub, the Lua scripting engine, persistence and the
+// user store — and
 // keeps each in step with its configuration directives.
 //
 // Neither front-end owns any of these: resp and memproto receive them, so
@@ -22,6 +23,7 @@ import (
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/snapshot"
+	"github.com/tandemkv/tandem/users"
 )
 
 // Options configure New.
@@ -47,6 +49,7 @@ type Services struct {
 	Hub     *pubsub.Hub       // PUBLISH, SUBSCRIBE and keyspace notifications
 	Scripts *scripting.Engine // EVAL's script cache and FUNCTION's libraries
 	Persist *snapshot.Manager // SAVE, BGSAVE, save rules, the dump at start
+	Users   *users.Store      // who may log in, on either port (requirepass: the default user)
 }
 
 // New builds the services and starts following the configuration.
@@ -71,6 +74,8 @@ func New(o Options) *Services {
 	followCompression(s.Engine, s.Config)
 	s.Engine.SetNotifySink(NotifySink(s.Hub.Publish))
 	followNotify(s.Engine, s.Config)
+	s.Users = users.New()
+	followRequirePass(s.Users, s.Config)
 	return s
 }
 

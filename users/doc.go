@@ -1,0 +1,48 @@
+// Package users is Tandem's one store of users: who may log in, with which
+// passwords. Both front-ends authenticate through it — Redis AUTH and
+// HELLO … AUTH, memcached's text-protocol login (the auth-file scheme of
+// memcached 1.6) — and so will binary-protocol SASL, the metrics
+// endpoint's credentials and Redis ACL.
+//
+// # The default user
+//
+// The store always holds "default", Redis's default user, whose password
+// is the requirepass directive: services.New builds the store and its one
+// follower of requirepass (services/follow.go) calls SetDefaultPassword at
+// start and on every CONFIG SET. An empty requirepass makes the default
+// user nopass, and then no connection has to log in (AuthRequired is
+// false), as in Redis. A memcached client logs in as the default user with
+// the name "default" too.
+//
+// # How a login moves through it
+//
+//  1. A connection starts. If AuthRequired is false it is bound at once to
+//     Default(); otherwise it is bound to nobody and the front-end refuses
+//     what needs a login (Redis: NOAUTH; memcached: CLIENT_ERROR
+//     unauthenticated).
+//  2. The client sends a name and a password (AUTH [user] pass, HELLO …
+//     AUTH user pass, or memcached's "set <key> <flags> <exptime> <len>"
+//     whose data is "<user> <password>"). The front-end calls
+//     Authenticate(name, password).
+//  3. Authenticate finds the user (ErrUnknownUser if there is none),
+//     refuses a disabled one (ErrUserDisabled), accepts any password for a
+//     nopass user, and otherwise hashes the password with SHA-256 and
+//     compares it, in constant time, with each stored hash
+//     (ErrWrongPassword when none matches). Plain passwords are never kept.
+//  4. On success the connection is bound to the returned *User. A failed
+//     attempt leaves the connection as it was.
+//
+// A *User is a stable identity: the store changes a user by publishing a
+// new immutable Spec in it (Set), so a connection bound to it sees a
+// change at its next check without holding any lock, and a pointer taken
+// at login stays the same user. Redis ACL's command categories and key
+// patterns are meant to be added to Spec, and checked against the bound
+// *User from the command tables' categories and key positions.
+//
+// # Concurrency
+//
+// Everything is safe for concurrent use: connections on many event loops
+// authenticate at once while CONFIG SET changes the default password. The
+// user table is behind a read-write mutex (writers are rare); a user's
+// Spec is an atomic pointer, read without locks.
+package users
