@@ -12,6 +12,9 @@
 // Files:
 //   - script.go: Script (compiled EVAL body, shebang flags), Cache (SHA1 → Script).
 //   - vm.go: VM, one gopher-lua state with Redis's sandbox and redis.* API.
+//   - sandbox.go: what keeps a script from reaching the real globals and
+//     library tables through metatables, raw access or loadstring.
+//   - limits.go: the bounds on what builtins may build.
 //   - run.go: running a script or function, the error handler, kill.
 //   - convert.go: RESP reply → Lua value, Lua value → reply.
 //   - function.go: FUNCTION libraries: loading, registry.

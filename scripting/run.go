@@ -97,6 +97,9 @@ type Run struct {
 	Keys, Args [][]byte
 	// Command is the EVAL or FCALL command line (FUNCTION STATS shows it).
 	Command [][]byte
+	// MaxString bounds the strings builtins build (proto-max-bulk-len);
+	// 0 is DefaultMaxString.
+	MaxString int64
 
 	name, source string
 	proto        int // redis.setresp

@@ -68,7 +68,13 @@ type VM struct {
 	// switched to loadAPI, the only globals a library's body may see.
 	envMeta, loadAPI *lua.LTable
 	readonly         map[*lua.LTable]bool
-	handler          *lua.LFunction
+	// real maps a proxy to the table it protects; shownMeta is what
+	// getmetatable answers for a proxy (nil when absent), stringMeta what
+	// it answers for a string (sandbox.go).
+	real       map[*lua.LTable]*lua.LTable
+	shownMeta  map[*lua.LTable]lua.LValue
+	stringMeta lua.LValue
+	handler    *lua.LFunction
 
 	run     *Run        // the running script or function
 	loading *loadingLib // the FUNCTION LOAD in progress
@@ -82,7 +88,8 @@ func NewVM(kind Kind) *VM {
 		RegistrySize:    1024,
 		RegistryMaxSize: 1 << 22,
 	})
-	vm := &VM{L: L, kind: kind, readonly: map[*lua.LTable]bool{}}
+	vm := &VM{L: L, kind: kind, readonly: map[*lua.LTable]bool{},
+		real: map[*lua.LTable]*lua.LTable{}, shownMeta: map[*lua.LTable]lua.LValue{}}
 	for _, open := range []struct {
 		name string
 		fn   lua.LGFunction
@@ -120,6 +127,7 @@ func NewVM(kind Kind) *VM {
 	g.RawSetString("bit", newBit(L))
 	g.RawSetString("struct", newStruct(L))
 	g.RawSetString("redis", vm.newRedisTable(false))
+	vm.installSandboxBuiltins(g)
 
 	// Protect every library table, then the globals themselves.
 	for _, name := range []string{"string", "math", "table", "coroutine", "cjson", "cmsgpack", "bit", "struct", "redis"} {
@@ -127,8 +135,12 @@ func NewVM(kind Kind) *VM {
 			g.RawSetString(name, vm.protect(t))
 		}
 	}
-	vm.setMissingError(g)
+	if s, ok := g.RawGetString("string").(*lua.LTable); ok {
+		vm.protectStringMeta(s)
+	}
+	globalsMeta := vm.setMissingError(g)
 	vm.env = vm.protect(g)
+	vm.shownMeta[vm.env] = vm.protect(globalsMeta)
 	vm.envMeta = L.GetMetatable(vm.env).(*lua.LTable)
 	g.RawSetString("_G", vm.env)
 	vm.handler = L.NewFunction(vm.errorHandler)
@@ -160,12 +172,13 @@ func (vm *VM) protect(t *lua.LTable) *lua.LTable {
 	L.SetMetatable(p, mt)
 	vm.readonly[p] = true
 	vm.readonly[mt] = true
+	vm.real[p] = t
 	return p
 }
 
 // setMissingError makes reading a missing key of t an error, as Redis's
-// luaSetErrorMetatable.
-func (vm *VM) setMissingError(t *lua.LTable) {
+// luaSetErrorMetatable. It returns the metatable.
+func (vm *VM) setMissingError(t *lua.LTable) *lua.LTable {
 	mt := vm.L.NewTable()
 	mt.RawSetString("__index", vm.L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError(errGlobalMissing, luaToString(L.Get(2)))
@@ -173,6 +186,7 @@ func (vm *VM) setMissingError(t *lua.LTable) {
 	}))
 	vm.L.SetMetatable(t, mt)
 	vm.readonly[mt] = true
+	return mt
 }
 
 // rawset is Lua's rawset, refusing read-only tables.
