@@ -189,7 +189,7 @@ func (c *Client) exec(args [][]byte) {
 			return
 		}
 	}
-	if (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0) && fe.persist.WritesRefused() {
+	if (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0 || scriptMayWrite(fe, cmd, args)) && fe.persist.WritesRefused() {
 		c.reject(cmd, ErrMisconf)
 		return
 	}

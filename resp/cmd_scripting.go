@@ -270,6 +270,9 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	if h.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
 		return refuse(errScriptReadOnly)
 	}
+	if cmd.Flags&FlagWrite != 0 && !h.wroteLocally && fe.persist.WritesRefused() { // scriptVerifyWriteCommandAllow
+		return refuse("-" + ErrMisconf)
+	}
 	if !h.allowOOM && !h.wroteLocally && h.oomAtStart && cmd.Flags&FlagDenyOOM != 0 && fe.cfg.MaxMemory() > 0 {
 		return refuse(errScriptOOM)
 	}
