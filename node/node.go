@@ -167,8 +167,8 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	return 0
 }
 
-// loadDump creates the data directory and loads dir/dbfilename if there
-// is one. It never starts half loaded, nor empty over a dump that exists,
+// loadDump creates the data directory, removes the temporary dumps an
+// interrupted save left there, and loads dir/dbfilename if there is one. It never starts half loaded, nor empty over a dump that exists,
 // unless start-empty-on-bad-dump says so: then the bad file is kept
 // aside, not overwritten.
 func (n *Node) loadDump() error {
@@ -176,7 +176,7 @@ func (n *Node) loadDump() error {
 	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
 		return fmt.Errorf("cannot create the data directory (dir) %s: %w", cfg.Dir(), err)
 	}
-	_, err := persist.Load()
+	_, err := persist.LoadAtStart()
 	if err == nil {
 		return nil
 	}

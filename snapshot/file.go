@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/tandemkv/tandem/engine"
@@ -41,12 +42,77 @@ type SaveResult struct {
 
 var tempSeq atomic.Int64
 
+// tempName is the name of a dump being written: temp-<pid>-<seq>.rdb.
+// Redis names its child's temp-<childpid>.rdb; Tandem has no child, so a
+// sequence number keeps SAVE and BGSAVE of one process apart.
+// RemoveStaleTemp recognizes the name with isTempName.
+func tempName(pid int, seq int64) string {
+	return "temp-" + strconv.Itoa(pid) + "-" + strconv.FormatInt(seq, 10) + ".rdb"
+}
+
+// isTempName reports whether name is one tempName makes.
+func isTempName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "temp-")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutSuffix(rest, ".rdb")
+	if !ok {
+		return false
+	}
+	pid, seq, ok := strings.Cut(rest, "-")
+	return ok && allDigits(pid) && allDigits(seq)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// RemoveStaleTemp removes from dir the temporary dumps (tempName) that a
+// process stopped in the middle of a save left behind, as Redis removes
+// its children's temp-<pid>.rdb: a crash loop during saves would
+// otherwise fill the disk. Only regular files with that exact name form
+// are touched. Call it before any save of this process begins: it
+// removes every such file, whichever process wrote it (in a container,
+// the process that crashed had our pid too). It returns the names
+// removed, and the first error met (the other files are still tried).
+func RemoveStaleTemp(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var first error
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTempName(e.Name()) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		removed = append(removed, e.Name())
+	}
+	return removed, first
+}
+
 // WriteFile dumps eng to path atomically: a temporary file in the same
 // directory, fsync'd, renamed over path, and the directory fsync'd, so a
-// crash at any point leaves either the previous dump or the new one whole.
+// crash at any point leaves either the previous dump or the new one whole
+// (and a temporary file, which RemoveStaleTemp removes at the next start).
 func WriteFile(eng *engine.Engine, path string, o FileOptions) (SaveResult, error) {
 	dir := filepath.Dir(path)
-	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(tempSeq.Add(1), 10)+".rdb")
+	tmp := filepath.Join(dir, tempName(os.Getpid(), tempSeq.Add(1)))
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return SaveResult{}, err

@@ -86,6 +86,21 @@ func (m *Manager) Load() (LoadResult, error) {
 	return res, nil
 }
 
+// LoadAtStart prepares dir at start: it removes the temporary dumps a
+// crash during a save left (RemoveStaleTemp), logging each, then loads
+// the dump as Load does. Call it once, before any save begins; DEBUG
+// RELOAD, which may run beside a BGSAVE, calls Load.
+func (m *Manager) LoadAtStart() (LoadResult, error) {
+	removed, err := RemoveStaleTemp(m.cfg.Dir())
+	for _, name := range removed {
+		m.log.Warn("removed a temporary dump left by an interrupted save", "file", filepath.Join(m.cfg.Dir(), name))
+	}
+	if err != nil {
+		m.log.Warn("cannot remove the temporary dumps left by an interrupted save", "dir", m.cfg.Dir(), "err", err)
+	}
+	return m.Load()
+}
+
 // ErrInProgress is SAVE's and BGSAVE's refusal while a save runs.
 var ErrInProgress = errors.New("ERR Background save already in progress")
 
