@@ -84,6 +84,9 @@ func (f *Frontend) RejectMessage() []byte {
 
 // NewSession implements server.Frontend.
 func (f *Frontend) NewSession(p server.Peer) server.Session {
+	if s := f.refuseProtected(p); s != nil {
+		return s
+	}
 	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits()}}
 	s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
 	f.sessions.Store(p.ID(), s)

@@ -121,6 +121,9 @@ func (f *Frontend) RejectMessage() []byte {
 
 // NewSession implements server.Frontend.
 func (f *Frontend) NewSession(p server.Peer) server.Session {
+	if s := f.refuseProtected(p); s != nil {
+		return s
+	}
 	c := newClient(f, p)
 	f.clients.Store(c.id, c)
 	f.stats.connections.Add(1)

@@ -13,6 +13,7 @@ var ids atomic.Uint64
 type Peer struct {
 	id     uint64
 	local  string
+	remote string
 	Closed atomic.Bool
 }
 
@@ -20,8 +21,19 @@ type Peer struct {
 // (e.g. "127.0.0.1:6379").
 func NewPeer(local string) *Peer { return &Peer{id: ids.Add(1), local: local} }
 
-func (p *Peer) ID() uint64                { return p.id }
-func (p *Peer) RemoteAddr() string        { return "127.0.0.1:50000" }
+// NewRemotePeer returns a peer like NewPeer whose client address is remote
+// (e.g. "10.1.2.3:4567": only a string, nothing is sent to it).
+func NewRemotePeer(local, remote string) *Peer {
+	return &Peer{id: ids.Add(1), local: local, remote: remote}
+}
+
+func (p *Peer) ID() uint64 { return p.id }
+func (p *Peer) RemoteAddr() string {
+	if p.remote == "" {
+		return "127.0.0.1:50000"
+	}
+	return p.remote
+}
 func (p *Peer) LocalAddr() string         { return p.local }
 func (p *Peer) AsyncWrite(b []byte) error { return nil }
 func (p *Peer) Wake() error               { return nil }
