@@ -437,3 +437,63 @@ func (h concurrentPops) run(t *testing.T, e *Engine) {
 	}
 	checkInvariants(t, e)
 }
+
+// A waiter cancelled outside the gate (a blocked client's connection
+// closing, which the server reports off the gate) while an exclusive
+// section runs on another goroutine: its release looks at the section's
+// deferred serving, which must be safe (go test -race reported a data race
+// on Gate.deferring and Gate.deferred here) and must not serve anyone in
+// the middle of the section.
+func TestBlockingCancelOutsideGateDuringExclusive(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	d := e.DB(0)
+	// a and b in different shards, so that no shard lock orders the
+	// section's serving of a against the cancel's of b.
+	a, b := "a", "b"
+	for i := 0; ; i++ {
+		b = fmt.Sprintf("b%d", i)
+		sa, _ := d.shardOf(bs(a))
+		sb, _ := d.shardOf(bs(b))
+		if sa != sb {
+			break
+		}
+	}
+	for round := 0; round < 50; round++ {
+		d.Delete(bs(a), bs(b))
+		inSection := newTestWaiter(e) // served at the section's end
+		blockPop(t, d, inSection, a)
+		leaving, staying := newTestWaiter(e), newTestWaiter(e)
+		blockPop(t, d, leaving, b)
+		blockPop(t, d, staying, b)
+
+		started, cancelled := make(chan struct{}), make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.Gate().Exclusive(func() {
+				close(started)
+				rpush(t, d, a, "x") // deferred: inSection waits for the end
+				<-cancelled
+				// The section pushes to b after the outside cancel: still
+				// nobody may be served before the section ends.
+				rpush(t, d, b, "y")
+				if r := staying.ListResult(); r != nil {
+					t.Errorf("round %d: a waiter was served inside the section: %s", round, resultOf(staying))
+				}
+			})
+		}()
+		<-started
+		leaving.Cancel() // what resp's Client.Closed does, outside the gate
+		close(cancelled)
+		<-done
+		if got := resultOf(inSection); got != a+":[x]" {
+			t.Fatalf("round %d: waiter of %s got %s", round, a, got)
+		}
+		if got := resultOf(staying); got != b+":[y]" {
+			t.Fatalf("round %d: waiter of %s got %s", round, b, got)
+		}
+		if got := resultOf(leaving); got != "<none>" {
+			t.Fatalf("round %d: the cancelled waiter got %s", round, got)
+		}
+	}
+}

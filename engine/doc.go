@@ -175,6 +175,7 @@
 //	              └ Waiter.mu
 //	                  └ the notification Sink's own locks (pubsub's Hub)
 //	Gate.mu: a leaf, taken with no engine lock held; nothing under it.
+//	Gate.deferMu: a leaf, taken under a shard lock; nothing under it.
 //
 // The gate (gate.go, Gate.rw, a sync.RWMutex). Shared holders: each batch
 // of commands a connection's event loop serves (resp's Client.serve and
@@ -192,13 +193,13 @@
 // expiry cycle skips its turn. Some work runs outside the gate and still
 // takes shard locks: the snapshot saver's walk, and a connection's close
 // (server's OnClose calls resp's Client.Closed, which cancels a blocked
-// client's Waiter and drops its WATCHes). The fields deferring and
-// deferred (the blocked-client serving an exclusive section postpones to
-// its end) take no lock, on the premise that only code inside the gate
-// serves waiters. A Waiter cancelled outside the gate breaks it: its
-// release serves the other waiters of its keys, and so reads deferring
-// (and may append to deferred) while a section runs on another goroutine,
-// a data race the race detector reports. It is a known gap, not a rule.
+// client's Waiter and drops its WATCHes). Serving blocked clients is
+// postponed to the end of an exclusive section (Gate.deferring and
+// deferred, under Gate.deferMu, a leaf lock taken under a shard lock):
+// such a cancel releases its keys' queues while a section may run on
+// another goroutine, so the check and the list are guarded, and a serve
+// the cancel does itself holds the key's shard lock, which keeps it out of
+// the middle of a section that starts meanwhile.
 //
 // Gate.mu (a sync.Mutex, with its sync.Cond) guards gen (bumped when a
 // section ends or turns busy) and parked (the wake-ups WhenOpen queued).

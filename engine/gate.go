@@ -35,8 +35,13 @@ type Gate struct {
 	parked []func()
 	busy   atomic.Bool
 
-	// Owned by the exclusive holder: keys whose waiters it must serve at
-	// the end of the section.
+	// deferMu guards deferring and deferred: keys whose waiters the
+	// exclusive section must serve at its end. The section's own commands
+	// add to them, and so does a Waiter released outside the gate (a
+	// blocked client's connection closing) while the section runs on
+	// another goroutine. A leaf: taken under a shard lock, nothing under
+	// it.
+	deferMu   sync.Mutex
 	deferring bool
 	deferred  []deferredServe
 }
@@ -92,7 +97,9 @@ func (g *Gate) Leave() { g.rw.RUnlock() }
 // inside the gate (Leave first) and fn must not call Exclusive.
 func (g *Gate) Exclusive(fn func()) {
 	g.rw.Lock()
+	g.deferMu.Lock()
 	g.deferring = true
+	g.deferMu.Unlock()
 	defer g.endExclusive()
 	fn()
 }
@@ -100,18 +107,23 @@ func (g *Gate) Exclusive(fn func()) {
 // endExclusive serves the waiters writes inside the section made ready,
 // then lets everyone in and wakes parked connections.
 func (g *Gate) endExclusive() {
+	// One critical section ends the deferring and takes what was
+	// deferred: a release outside the gate (a Waiter cancelled as its
+	// connection closes) either added its key before, and it is served
+	// here, or sees deferring false and serves it itself; the section's
+	// commands are all done either way.
+	g.deferMu.Lock()
 	g.deferring = false
-	for len(g.deferred) > 0 {
-		todo := g.deferred
-		g.deferred = nil
-		for _, k := range todo {
-			d := g.e.DB(k.db)
-			key := []byte(k.key)
-			s, h := d.shardOf(key)
-			s.lock()
-			d.serveWaitersLocked(s, key, h, g.e.clock.NowMs())
-			s.unlock()
-		}
+	todo := g.deferred
+	g.deferred = nil
+	g.deferMu.Unlock()
+	for _, k := range todo {
+		d := g.e.DB(k.db)
+		key := []byte(k.key)
+		s, h := d.shardOf(key)
+		s.lock()
+		d.serveWaitersLocked(s, key, h, g.e.clock.NowMs())
+		s.unlock()
 	}
 	g.busy.Store(false)
 	g.rw.Unlock()
@@ -127,8 +139,12 @@ func (g *Gate) endExclusive() {
 }
 
 // deferServe records key for serving at the end of the exclusive section;
-// it reports false when no section runs (serve now).
+// it reports false when no section runs (serve now). The caller holds the
+// key's shard lock, so a section that starts after deferServe said "serve
+// now" touches that key only after the serving is done.
 func (g *Gate) deferServe(db int, key []byte) bool {
+	g.deferMu.Lock()
+	defer g.deferMu.Unlock()
 	if !g.deferring {
 		return false
 	}
