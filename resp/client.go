@@ -128,6 +128,10 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 			break
 		}
 		consumed += n
+		if len(args) > 0 && isCrossProtocol(args[0]) { // POST, Host: (crossproto.go)
+			c.abortCrossProtocol(len(out))
+			break
+		}
 		if len(args) > 0 {
 			c.execReply(args)
 		}

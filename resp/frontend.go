@@ -75,6 +75,8 @@ type Frontend struct {
 	errMu      sync.Mutex
 	errorCodes map[string]int64 // INFO errorstats: error code → replies
 
+	crossProtocolWarned atomic.Int64 // unix ns of the last POST/Host: warning (crossproto.go)
+
 	hub *pubsub.Hub // pub/sub registry (cmd_pubsub.go, pubsub_client.go)
 	log *slog.Logger
 
