@@ -88,6 +88,7 @@ const (
 	dIOThreads
 	dItemSizeMax
 	dMemcachedMaxLine
+	dMemcachedMaxPendingOutput
 	dMemcachedEnableShutdown
 	dStartEmptyOnBadDump
 	dCompression
@@ -180,9 +181,13 @@ var table = [numDirectives]directive{
 
 	// memcached front-end (Tandem). item-size-max is memcached -I: 1mb is
 	// 1048576 bytes as in memcached, bounds as memcached's (1k..1g).
-	dItemSizeMax:             {name: "item-size-max", kind: kindMemory, flags: mutable, def: "1mb", min: 1 << 10, max: 1 << 30},
-	dMemcachedMaxLine:        {name: "memcached-max-line", kind: kindMemory, flags: mutable, def: "2048", min: 512, max: 1 << 20},
-	dMemcachedEnableShutdown: {name: "memcached-enable-shutdown", kind: kindBool, def: "no"}, // memcached -A
+	dItemSizeMax:      {name: "item-size-max", kind: kindMemory, flags: mutable, def: "1mb", min: 1 << 10, max: 1 << 30},
+	dMemcachedMaxLine: {name: "memcached-max-line", kind: kindMemory, flags: mutable, def: "2048", min: 512, max: 1 << 20},
+	// A memcached connection whose replies wait unread past this stops
+	// being served until they drain (memcached stops reading such a
+	// client); 0: no bound (memproto/pacing.go).
+	dMemcachedMaxPendingOutput: {name: "memcached-max-pending-output", kind: kindMemory, flags: mutable, def: "4mb", min: 0, max: longMax},
+	dMemcachedEnableShutdown:   {name: "memcached-enable-shutdown", kind: kindBool, def: "no"}, // memcached -A
 	// A dump that cannot be loaded refuses start-up unless this says to
 	// set it aside and start empty.
 	dStartEmptyOnBadDump: {name: "start-empty-on-bad-dump", kind: kindBool, def: "no"},

@@ -56,8 +56,8 @@
 //   - Memory values must fit an int64 (redis wraps around silently).
 //   - appendonly and daemonize accept only "no".
 //   - Tandem's own directives: memcached-port, item-size-max (memcached -I;
-//     1mb is 1048576), memcached-max-line, memcached-enable-shutdown
-//     (memcached -A), compression (none|s2|zstd), compression-min-size,
+//     1mb is 1048576), memcached-max-line, memcached-max-pending-output,
+//     memcached-enable-shutdown (memcached -A), compression (none|s2|zstd), compression-min-size,
 //     compression-min-saving (percent, default 20), and
 //     redis 7.2's set-max-listpack-entries/-value.
 package conf

@@ -138,6 +138,13 @@ func (c *Config) ItemSizeMax() int64 { return c.load().num[dItemSizeMax] }
 // longer one without a newline is disconnected.
 func (c *Config) MemcachedMaxLine() int { return int(c.load().num[dMemcachedMaxLine]) }
 
+// MemcachedMaxPendingOutput is how many bytes of replies a memcached
+// connection may have waiting for its socket before its pipeline pauses
+// until they drain; 0 is no bound.
+func (c *Config) MemcachedMaxPendingOutput() int64 {
+	return c.load().num[dMemcachedMaxPendingOutput]
+}
+
 // StartEmptyOnBadDump makes a dump that cannot be loaded be set aside
 // (renamed) and the server start empty, instead of refusing to start.
 func (c *Config) StartEmptyOnBadDump() bool { return c.load().num[dStartEmptyOnBadDump] != 0 }
