@@ -99,11 +99,13 @@ type Server struct {
 	stopping atomic.Bool
 	bufs     bufferStats // client buffer accounting (ClientBuffers)
 	heap     heapGuard   // back-pressure on the Go memory limit (heapguard.go)
+	drains   drainWatch  // paused connections (pacing.go)
+	done     chan struct{}
 }
 
 // New returns a server; Run starts it.
 func New(o Options) *Server {
-	s := &Server{opts: o, byAddr: map[string]Frontend{}, ready: make(chan struct{}), log: o.Logger}
+	s := &Server{opts: o, byAddr: map[string]Frontend{}, ready: make(chan struct{}), done: make(chan struct{}), log: o.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -172,6 +174,7 @@ func (s *Server) Run() error {
 		gnet.WithLogger(gnetLogger{s.log}),
 	)
 	s.once.Do(func() { s.readyErr = err; close(s.ready) })
+	close(s.done)
 	return err
 }
 
@@ -215,6 +218,12 @@ type conn struct {
 	held   int64
 	queued atomic.Int64
 	closed bool
+	// Pacing (pacing.go), loop-local: paced sessions are never closed for
+	// their output; pauseAsked is set by PauseUntilDrained during Serve;
+	// a paused connection is served again once its queued output is
+	// down to resumeBelow.
+	paced, pauseAsked, paused bool
+	resumeBelow               int
 }
 
 func (c *conn) ID() uint64                { return c.id }
@@ -257,6 +266,7 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	if !s.safely(c, func() { c.sess = fe.NewSession(c) }) {
 		return nil, gnet.Close
 	}
+	_, c.paced = c.sess.(OutputPacer)
 	s.conns.Store(c.id, c)
 	return nil, gnet.None
 }
@@ -279,6 +289,7 @@ func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
 		c.counted = false
 	}
 	s.conns.Delete(c.id)
+	s.unpause(c)
 	c.closed = true
 	s.bufs.total.Add(-c.held)
 	c.held = 0
@@ -307,6 +318,18 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	}
 	s.bufs.input.note(int64(max(cap(c.pending), len(data))), now)
 	defer c.account()
+	lim := s.limits.Load()
+	if c.paused {
+		if gc.OutboundBuffered() > c.resumeBelow {
+			// Still not read: keep what arrived, serve nothing yet.
+			if lim.QueryBufferLimit > 0 && len(c.pending) > lim.QueryBufferLimit {
+				s.log.Warn("closing client over the query buffer limit", "id", c.id, "addr", c.remote, "pending", len(c.pending))
+				return gnet.Close
+			}
+			return gnet.None
+		}
+		s.unpause(c)
+	}
 	var (
 		n          int
 		closeAfter bool
@@ -328,8 +351,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	if closeAfter {
 		return gnet.Close
 	}
-	lim := s.limits.Load()
-	if lim.OutputBufferLimit > 0 && gc.OutboundBuffered() > lim.OutputBufferLimit {
+	if lim.OutputBufferLimit > 0 && !c.paced && gc.OutboundBuffered() > lim.OutputBufferLimit {
 		s.log.Warn("closing client over the output buffer limit", "id", c.id, "addr", c.remote, "queued", gc.OutboundBuffered())
 		return gnet.Close
 	}
@@ -348,6 +370,12 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	if lim.QueryBufferLimit > 0 && len(c.pending) > lim.QueryBufferLimit {
 		s.log.Warn("closing client over the query buffer limit", "id", c.id, "addr", c.remote, "pending", len(c.pending))
 		return gnet.Close
+	}
+	if c.pauseAsked {
+		c.pauseAsked = false
+		if len(c.pending) > 0 {
+			s.pause(c)
+		}
 	}
 	return gnet.None
 }
