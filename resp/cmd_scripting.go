@@ -171,7 +171,7 @@ func (c *Client) evalGeneric(args [][]byte, sha, ro bool) {
 		return
 	}
 	h := c.newScriptHost(s.Flags, ro)
-	run := &scripting.Run{Host: h, Keys: args[3 : 3+numkeys], Args: args[3+numkeys:], Command: args}
+	run := c.newScriptRun(h, args, numkeys)
 	c.runExclusive(h, false, func(w scripting.ReplyWriter, started scripting.Started) {
 		eng.RunScript(s, run, w, started)
 	})
@@ -195,10 +195,26 @@ func (c *Client) fcallGeneric(args [][]byte, ro bool) {
 		return
 	}
 	h := c.newScriptHost(f.Flags, ro)
-	run := &scripting.Run{Host: h, Keys: args[3 : 3+numkeys], Args: args[3+numkeys:], Command: args}
+	run := c.newScriptRun(h, args, numkeys)
 	c.runExclusive(h, true, func(w scripting.ReplyWriter, started scripting.Started) {
 		eng.RunFunction(f, run, w, started)
 	})
+}
+
+// scriptMemoryFloor is what a script may allocate however full the
+// server is: enough to run the script that frees memory.
+const scriptMemoryFloor = 16 << 20
+
+// newScriptRun is a run of EVAL's or FCALL's args, bounded: strings as
+// proto-max-bulk-len, heap growth by what is left under maxmemory (at
+// least scriptMemoryFloor), or scripting.DefaultMemoryLimit without one.
+func (c *Client) newScriptRun(h *scriptHost, args [][]byte, numkeys int) *scripting.Run {
+	run := &scripting.Run{Host: h, Keys: args[3 : 3+numkeys], Args: args[3+numkeys:], Command: args}
+	run.MaxString = c.fe.cfg.ProtoMaxBulkLen()
+	if maxMem := c.fe.cfg.MaxMemory(); maxMem > 0 {
+		run.MemoryLimit = max(maxMem-c.fe.eng.UsedMemory(), scriptMemoryFloor)
+	}
+	return run
 }
 
 // scriptMayRun is scriptPrepareForRun's checks of a script's declared

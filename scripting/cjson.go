@@ -64,7 +64,7 @@ func (st *cjsonState) encode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		argError(L, 1, "encode", "expected 1 argument")
 	}
-	e := &cjsonEncoder{L: L, null: st.null}
+	e := &cjsonEncoder{L: L, null: st.null, check: encodeCheck(L)}
 	e.value(L.Get(1), 0)
 	L.Push(lua.LString(e.buf))
 	return 1
@@ -74,6 +74,8 @@ type cjsonEncoder struct {
 	L    *lua.LState
 	null *lua.LUserData
 	buf  []byte
+	// check bounds the output and checks the context (encodeCheck).
+	check func(int)
 }
 
 func (e *cjsonEncoder) fail(v lua.LValue, reason string) {
@@ -81,6 +83,9 @@ func (e *cjsonEncoder) fail(v lua.LValue, reason string) {
 }
 
 func (e *cjsonEncoder) value(v lua.LValue, depth int) {
+	if e.check != nil {
+		defer func() { e.check(len(e.buf)) }()
+	}
 	switch x := v.(type) {
 	case lua.LString:
 		e.buf = appendJSONString(e.buf, string(x))

@@ -53,8 +53,9 @@ func msgpackPack(L *lua.LState) int {
 		argError(L, 0, "pack", "MessagePack pack needs input.")
 	}
 	var out []byte
+	check := encodeCheck(L)
 	for i := 1; i <= n; i++ {
-		out = msgpackEncode(out, L.Get(i), 0)
+		out = msgpackEncodeChecked(out, L.Get(i), 0, check)
 	}
 	L.Push(lua.LString(out))
 	return 1
@@ -63,6 +64,15 @@ func msgpackPack(L *lua.LState) int {
 // MsgpackEncode appends the MessagePack encoding of v as lua-cmsgpack
 // does (exported for tests).
 func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
+	return msgpackEncodeChecked(b, v, level, nil)
+}
+
+// msgpackEncodeChecked is msgpackEncode calling check (when not nil) with
+// the output's length after each value.
+func msgpackEncodeChecked(b []byte, v lua.LValue, level int, check func(int)) []byte {
+	if check != nil {
+		defer func() { check(len(b)) }()
+	}
 	switch x := v.(type) {
 	case lua.LString:
 		return msgpackBytes(b, []byte(x))
@@ -90,7 +100,7 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 			n := x.Len()
 			b = msgpackHeader(b, n, 0x90, 0xdc, 0xdd)
 			for i := 1; i <= n; i++ {
-				b = msgpackEncode(b, x.RawGetInt(i), level+1)
+				b = msgpackEncodeChecked(b, x.RawGetInt(i), level+1, check)
 			}
 			return b
 		}
@@ -101,8 +111,8 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 		})
 		b = msgpackHeader(b, len(keys), 0x80, 0xde, 0xdf)
 		for i := range keys {
-			b = msgpackEncode(b, keys[i], level+1)
-			b = msgpackEncode(b, vals[i], level+1)
+			b = msgpackEncodeChecked(b, keys[i], level+1, check)
+			b = msgpackEncodeChecked(b, vals[i], level+1, check)
 		}
 		return b
 	}

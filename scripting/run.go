@@ -51,6 +51,7 @@ type Running struct {
 
 	wrote  atomic.Bool
 	killed atomic.Bool
+	watch  atomic.Pointer[memWatch]
 	cancel context.CancelFunc
 }
 
@@ -100,10 +101,14 @@ type Run struct {
 	// MaxString bounds the strings builtins build (proto-max-bulk-len);
 	// 0 is DefaultMaxString.
 	MaxString int64
+	// MemoryLimit bounds how much the script may grow the heap (the
+	// memory watchdog, watchdog.go); 0 is DefaultMemoryLimit.
+	MemoryLimit int64
 
 	name, source string
 	proto        int // redis.setresp
 	running      *Running
+	watch        *memWatch
 }
 
 // Started is called once the run is registered as the running script,
@@ -156,6 +161,9 @@ func (e *Engine) call(vm *VM, fn *lua.LFunction, args []lua.LValue, run *Run, ev
 	if started != nil {
 		started(r)
 	}
+	run.watch = watchMemory(run.MemoryLimit, cancel)
+	r.watch.Store(run.watch)
+	defer run.watch.end()
 	L.SetContext(ctx)
 	L.Push(fn)
 	for _, a := range args {
@@ -163,6 +171,10 @@ func (e *Engine) call(vm *VM, fn *lua.LFunction, args []lua.LValue, run *Run, ev
 	}
 	err := L.PCall(len(args), 1, vm.handler)
 	L.RemoveContext()
+	if err != nil && run.watch.over.Load() {
+		w.Error(errOutOfMemory(run.name))
+		return
+	}
 	if err != nil {
 		var obj lua.LValue = lua.LNil
 		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {

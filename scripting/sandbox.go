@@ -78,7 +78,7 @@ func (vm *VM) installSandboxBuiltins(g *lua.LTable) {
 }
 
 // protectStringMeta points the strings' metatable at the protected string
-// table and makes what getmetatable('') shows read-only.
+// table and makes the metatable getmetatable shows for a string read-only.
 func (vm *VM) protectStringMeta(stringProxy *lua.LTable) {
 	sm, ok := vm.L.GetMetatable(lua.LString("")).(*lua.LTable)
 	if !ok {

@@ -90,6 +90,9 @@ func NewVM(kind Kind) *VM {
 	})
 	vm := &VM{L: L, kind: kind, readonly: map[*lua.LTable]bool{},
 		real: map[*lua.LTable]*lua.LTable{}, shownMeta: map[*lua.LTable]lua.LValue{}}
+	self := L.NewUserData()
+	self.Value = vm
+	L.G.Registry.RawSetString(vmRegistryKey, self)
 	for _, open := range []struct {
 		name string
 		fn   lua.LGFunction
@@ -128,6 +131,7 @@ func NewVM(kind Kind) *VM {
 	g.RawSetString("struct", newStruct(L))
 	g.RawSetString("redis", vm.newRedisTable(false))
 	vm.installSandboxBuiltins(g)
+	vm.installBoundedBuiltins(g)
 
 	// Protect every library table, then the globals themselves.
 	for _, name := range []string{"string", "math", "table", "coroutine", "cjson", "cmsgpack", "bit", "struct", "redis"} {
