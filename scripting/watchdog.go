@@ -55,9 +55,9 @@ type memWatch struct {
 	start     int64 // heap objects when the script started
 	startLive int64 // the live heap of the last collection before it
 	limit     int64
-	grown atomic.Int64 // the growth last measured
-	over  atomic.Bool  // the watchdog stopped the script
-	stop  chan struct{}
+	grown     atomic.Int64 // the growth last measured
+	over      atomic.Bool  // the watchdog stopped the script
+	stop      chan struct{}
 }
 
 // watchMemory starts the watchdog of a run; cancel stops the script.
