@@ -1,6 +1,7 @@
 package memproto
 
 import (
+	"math"
 	"sync/atomic"
 
 	"github.com/tandemkv/tandem/server"
@@ -55,6 +56,7 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	s.parser.lim = s.fe.limits()
 	pos := 0
 	parsed := false
+	pauseAt := s.pauseAt(len(out)) // replies not read: stop there (pacing.go)
 	for !s.closing {
 		if s.swallow > 0 {
 			n := min(s.swallow, len(in)-pos)
@@ -67,6 +69,12 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		}
 		if pos == len(in) {
 			break
+		}
+		if len(s.out) >= pauseAt {
+			if s.pause() {
+				break
+			}
+			pauseAt = math.MaxInt
 		}
 		n, st := s.parser.Next(in[pos:], &s.req)
 		if st == Incomplete {
