@@ -45,11 +45,9 @@ func TestProtectedModeRefuses(t *testing.T) {
 			s := e.fe.NewSession(p)
 			_, isSession := s.(*session)
 			if tc.refuse {
-				if isSession || !p.Closed.Load() || string(p.written) != errDeniedProtected+"\r\n" {
-					t.Fatalf("refused client: session %T, closed %v, wrote %q", s, p.Closed.Load(), p.written)
-				}
-				if n, out, _ := s.Serve([]byte("get k\r\n"), nil); n != 7 || len(out) != 0 {
-					t.Fatalf("refused session served %d bytes, replied %q", n, out)
+				n, out, closeAfter := s.Serve([]byte("get k\r\n"), nil)
+				if isSession || n != 7 || string(out) != errDeniedProtected+"\r\n" || !closeAfter {
+					t.Fatalf("refused client: session %T served %d bytes, replied %q, close %v", s, n, out, closeAfter)
 				}
 				s.Closed()
 			} else if !isSession || p.Closed.Load() || len(p.written) != 0 {

@@ -7,26 +7,14 @@ import (
 
 // refuseProtected applies protected mode to a new connection, as Redis's
 // clientAcceptHandler: a client protect.Refuses gets ErrDeniedProtected
-// and is closed, counted in rejected_connections and not in
-// total_connections_received nor CLIENT LIST. It returns the session to
-// hand the server instead of a Client, or nil when the client is accepted.
-//
-// The reply is queued with AsyncWrite and the close after it (gnet runs a
-// connection's queued writes before its queued close), so the text is sent
-// at once, before the client says anything, as Redis sends it.
+// and is closed (protect.Refused says when), counted in
+// rejected_connections and not in total_connections_received nor CLIENT
+// LIST. It returns the session to hand the server instead of a Client, or
+// nil when the client is accepted.
 func (f *Frontend) refuseProtected(p server.Peer) server.Session {
 	if !protect.Refuses(f.cfg, p.RemoteAddr()) {
 		return nil
 	}
 	f.stats.rejectedConns.Add(1)
-	_ = p.AsyncWrite([]byte("-" + ErrDeniedProtected + "\r\n"))
-	p.Close()
-	return refusedSession{}
+	return protect.Refused(p, []byte("-"+ErrDeniedProtected+"\r\n"))
 }
-
-// refusedSession is a refused connection's session until the queued close
-// runs: what the client sent meanwhile is discarded, unanswered.
-type refusedSession struct{}
-
-func (refusedSession) Serve(in, out []byte) (int, []byte, bool) { return len(in), out, false }
-func (refusedSession) Closed()                                  {}

@@ -3,6 +3,7 @@ package resp
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tandemkv/tandem/server/servertest"
 )
@@ -52,13 +53,11 @@ func TestProtectedModeRefuses(t *testing.T) {
 			s := e.fe.NewSession(p)
 			_, isClient := s.(*Client)
 			if tc.refuse {
-				if isClient || !p.Closed.Load() || string(p.written) != denied {
-					t.Fatalf("refused client: session %T, closed %v, wrote %q", s, p.Closed.Load(), p.written)
-				}
-				// What it sends before the close runs is not executed.
-				n, out, _ := s.Serve([]byte("*1\r\n$4\r\nPING\r\n"), nil)
-				if n != 14 || len(out) != 0 {
-					t.Fatalf("refused session served %d bytes, replied %q", n, out)
+				// The first bytes are answered with the DENIED text, and
+				// not run; the connection is closed after the reply.
+				n, out, closeAfter := s.Serve([]byte("*1\r\n$4\r\nPING\r\n"), nil)
+				if isClient || n != 14 || string(out) != denied || !closeAfter {
+					t.Fatalf("refused client: session %T served %d bytes, replied %q, close %v", s, n, out, closeAfter)
 				}
 				s.Closed()
 			} else if !isClient || p.Closed.Load() || len(p.written) != 0 {
@@ -76,6 +75,29 @@ func TestProtectedModeRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProtectedModeSilentClient: a refused client that sends nothing gets
+// the DENIED text unasked, and is closed, as Redis sends it at accept.
+func TestProtectedModeSilentClient(t *testing.T) {
+	e := newTestEnv(t)
+	p := &writePeer{Peer: servertest.NewRemotePeer("10.0.0.1:6379", "10.1.2.3:4567")}
+	s := e.fe.NewSession(p)
+	deadline := time.Now().Add(5 * time.Second)
+	for !p.Closed.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.mu.Lock()
+	written := string(p.written)
+	p.mu.Unlock()
+	if !p.Closed.Load() || written != "-"+ErrDeniedProtected+"\r\n" {
+		t.Fatalf("silent refused client: closed %v, wrote %q", p.Closed.Load(), written)
+	}
+	// Bytes arriving after the refusal was sent are discarded.
+	if n, out, _ := s.Serve([]byte("PING\r\n"), nil); n != 6 || len(out) != 0 {
+		t.Fatalf("after the refusal: served %d, replied %q", n, out)
+	}
+	s.Closed()
 }
 
 // TestProtectedModeFollowsConfigSet: CONFIG SET protected-mode and

@@ -5,9 +5,9 @@
 // Both front-ends ask Refuses when a connection opens (resp.Frontend and
 // memproto.Frontend, NewSession); node asks Exposed at start to warn. It is
 // a package of its own, not a part of server/ (which moves bytes and knows
-// no password) nor of one front-end (the other would then depend on it),
-// and it imports nothing of Tandem: what it reads is the Settings
-// interface, which conf.Config satisfies.
+// no password) nor of one front-end (the other would then depend on it).
+// What it reads is the Settings interface, which conf.Config satisfies;
+// Refused (session.go) is how a front-end turns a refused connection away.
 //
 // The rule is redis-server 7.0.15's, clientAcceptHandler in
 // src/networking.c:
