@@ -63,6 +63,18 @@
 //
 // Keys that expire report "expired" whichever protocol reads them.
 //
+// # Logging in
+//
+// With requirepass set (the user store, package users, requires a login),
+// a session is bound to no user and must first log in as memcached -Y's
+// text protocol does (auth.go): "set <any key> <flags> <exptime> <len>"
+// whose data is "<user> <password>", answered STORED. Before that every
+// other request, quit and meta commands included, gets CLIENT_ERROR
+// unauthenticated and changes nothing. The default user's name is
+// "default": a client logs in with the data "default <requirepass>". A
+// session is bound to its *users.User from then on. Without requirepass a
+// session is the default user's from the start.
+//
 // # Where Tandem differs from memcached
 //
 //   - Items carry no slab class: me shows cls=1. memcached's per-item
@@ -99,8 +111,9 @@
 // place by incr/decr/ma (the number is stored unpadded, as a new item).
 //
 // Files: parser.go, metaflags.go, numbers.go, base64.go (parsing);
-// session.go (the Serve loop); table.go and cmd_*.go (commands); expiry.go
-// (exptime rules); marks.go (stale/win bits for mg N/R, md I, ms I);
+// session.go (the Serve loop); auth.go (the login); table.go and cmd_*.go
+// (commands); expiry.go (exptime rules); marks.go (stale/win bits for mg
+// N/R, md I, ms I);
 // versions.go (the binary-key bit); misconf.go (writes refused after a
 // failed BGSAVE);
 // stats.go (counters and the stats groups); errors.go (every wire string).

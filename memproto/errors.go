@@ -103,3 +103,11 @@ const (
 		"and no password is set for the default user; connections are only accepted from the loopback interface " +
 		"(set requirepass, or protected-mode no)"
 )
+
+// The auth-file login's replies (auth.go), memcached -Y's.
+const (
+	errUnauthenticated = "CLIENT_ERROR unauthenticated"
+	errAuthFailure     = "CLIENT_ERROR authentication failure"
+	errAuthFormat      = "CLIENT_ERROR bad authentication token format"
+	errAuthTermination = "CLIENT_ERROR bad command line termination"
+)

@@ -11,6 +11,7 @@ import (
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/snapshot"
+	"github.com/tandemkv/tandem/users"
 )
 
 // Options configure the memcached front-end.
@@ -36,6 +37,7 @@ type Frontend struct {
 	shutdown func(graceful bool)
 	clock    engine.Clock
 	persist  *snapshot.Manager // WritesRefused after a failed BGSAVE (misconf.go)
+	users    *users.Store      // who may log in (auth.go)
 
 	startMs   int64 // engine clock when the front-end was made
 	stats     counters
@@ -59,6 +61,7 @@ func New(o Options) *Frontend {
 		shutdown: o.Shutdown,
 		clock:    o.Services.Engine.Clock(),
 		persist:  o.Services.Persist,
+		users:    o.Services.Users,
 	}
 	if f.shutdown == nil {
 		f.shutdown = raiseSIGINT
@@ -87,7 +90,7 @@ func (f *Frontend) NewSession(p server.Peer) server.Session {
 	if s := f.refuseProtected(p); s != nil {
 		return s
 	}
-	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits()}}
+	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits()}, user: f.userFor()}
 	s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
 	f.sessions.Store(p.ID(), s)
 	f.stats.currConns.Add(1)

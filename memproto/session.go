@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/users"
 )
 
 // session is one memcached connection. Its methods run on the connection's
@@ -32,6 +33,13 @@ type session struct {
 	pinBuf []byte
 
 	lastCmd atomic.Int64 // unix seconds of the last request, for stats conns
+
+	// user is who the session is logged in as: the default user when no
+	// login is required, nil until login (auth.go) succeeds otherwise.
+	user *users.User
+	// loginNeed is the length of the login's data block once its line is
+	// read (auth.go).
+	loginNeed int
 }
 
 // Serve implements server.Session: it runs every complete request in in,
@@ -75,6 +83,13 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 				break
 			}
 			pauseAt = math.MaxInt
+		}
+		if s.user == nil { // not logged in: memcached's auth-file login first (auth.go)
+			n, more := s.login(in[pos:])
+			if pos += n; !more {
+				break
+			}
+			continue
 		}
 		n, st := s.parser.Next(in[pos:], &s.req)
 		if st == Incomplete {

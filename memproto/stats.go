@@ -27,6 +27,7 @@ type counters struct {
 	bytesRead, bytesWritten                     atomic.Int64
 	currConns, totalConns, rejectedConns        atomic.Int64
 	totalItems                                  atomic.Int64
+	authCmds, authErrors                        atomic.Int64 // logins tried, refused (auth.go)
 }
 
 // reset zeroes what "stats reset" zeroes (memcached keeps the connection
@@ -38,7 +39,7 @@ func (c *counters) reset() {
 		&c.incrHits, &c.incrMisses, &c.decrHits, &c.decrMisses,
 		&c.casHits, &c.casMisses, &c.casBadval, &c.touchHits, &c.touchMisses,
 		&c.storeTooLarge, &c.storeNoMemory, &c.bytesRead, &c.bytesWritten,
-		&c.rejectedConns, &c.totalItems,
+		&c.rejectedConns, &c.totalItems, &c.authCmds, &c.authErrors,
 	} {
 		v.Store(0)
 	}
@@ -147,8 +148,8 @@ func (fe *Frontend) generalStats(w *statsWriter) {
 	w.int("touch_misses", c.touchMisses.Load())
 	w.int("store_too_large", c.storeTooLarge.Load())
 	w.int("store_no_memory", c.storeNoMemory.Load())
-	w.int("auth_cmds", 0)
-	w.int("auth_errors", 0)
+	w.int("auth_cmds", c.authCmds.Load())
+	w.int("auth_errors", c.authErrors.Load())
 	w.int("bytes_read", c.bytesRead.Load())
 	w.int("bytes_written", c.bytesWritten.Load())
 	w.int("limit_maxbytes", fe.cfg.MaxMemory()) // maxmemory: chosen at start when not configured, 0 when unlimited
@@ -245,7 +246,7 @@ func (fe *Frontend) settingsStats(w *statsWriter) {
 	w.int("tcp_backlog", int64(cfg.TCPBacklog()))
 	w.str("binding_protocol", "ascii")
 	w.str("auth_enabled_sasl", "no")
-	w.str("auth_enabled_ascii", "no")
+	w.str("auth_enabled_ascii", yesNo(fe.users.AuthRequired())) // memcached: the auth file's name, or "no"
 	w.int("item_size_max", cfg.ItemSizeMax())
 	w.str("maxconns_fast", "yes")
 	w.int("hashpower_init", 0)
