@@ -73,7 +73,7 @@ func newClient(f *Frontend, p server.Peer) *Client {
 	c.w.Proto = 2
 	c.proto.Store(2)
 	c.selectDB(0)
-	c.authenticated = f.cfg.RequirePass() == ""
+	c.authenticated = !f.users.AuthRequired()
 	c.parser.SetAuthRequired(!c.authenticated)
 	return c
 }

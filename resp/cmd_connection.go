@@ -1,10 +1,10 @@
 package resp
 
 import (
-	"crypto/subtle"
 	"fmt"
 
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/users"
 )
 
 // connectionCommands is the connection family (Redis group "connection").
@@ -43,19 +43,18 @@ func cmdQuit(c *Client, _ [][]byte) {
 	c.closeAfter = true
 }
 
-// defaultUser is the only user Tandem has: Redis's "default", whose
-// password is requirepass (none: any password is accepted).
-const defaultUser = "default"
+// defaultUser is Redis's "default" user, whose password is requirepass. Until
+// Redis ACL binds each client to its own user, every client is the default
+// user's (CLIENT LIST user=, CLIENT KILL USER).
+const defaultUser = users.DefaultName
 
-// checkPassword authenticates user/pass as Redis's ACLAuthenticateUser does
-// for the default user. On success the client is authenticated; on failure
-// it keeps whatever state it had (a failed AUTH does not log a client out).
+// checkPassword authenticates user/pass through the user store (package
+// users), as Redis's ACLAuthenticateUser: an unknown or disabled user and
+// a wrong password all fail alike. On success the client is authenticated;
+// on failure it keeps whatever state it had (a failed AUTH does not log a
+// client out).
 func (c *Client) checkPassword(user, pass []byte) bool {
-	want := c.fe.cfg.RequirePass()
-	if string(user) != defaultUser {
-		return false
-	}
-	if want != "" && subtle.ConstantTimeCompare(pass, []byte(want)) != 1 {
+	if _, err := c.fe.users.Authenticate(string(user), string(pass)); err != nil {
 		return false
 	}
 	c.setAuthenticated(true)
@@ -74,7 +73,7 @@ func cmdAuth(c *Client, args [][]byte) {
 	var user, pass []byte
 	switch len(args) {
 	case 2:
-		if c.fe.cfg.RequirePass() == "" {
+		if c.fe.users.Default().NoPass() { // as Redis: the one-argument form needs a password configured
 			c.w.Error(ErrAuthNoPassword)
 			return
 		}
@@ -197,7 +196,7 @@ func cmdReset(c *Client, _ [][]byte) {
 	c.resetPubSub()
 	c.selectDB(0)
 	c.setProto(2)
-	c.setAuthenticated(c.fe.cfg.RequirePass() == "")
+	c.setAuthenticated(!c.fe.users.AuthRequired())
 	c.mu.Lock()
 	c.name = ""
 	c.noEvict = false

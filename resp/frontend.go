@@ -14,6 +14,7 @@ import (
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/snapshot"
+	"github.com/tandemkv/tandem/users"
 )
 
 // Version is the Redis version Tandem reports (INFO, HELLO): the one whose
@@ -80,6 +81,8 @@ type Frontend struct {
 	hub *pubsub.Hub // pub/sub registry (cmd_pubsub.go, pubsub_client.go)
 	log *slog.Logger
 
+	users *users.Store // AUTH, HELLO AUTH, RESET (cmd_connection.go)
+
 	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
 }
 
@@ -94,7 +97,7 @@ type frontendStats struct {
 func New(o Options) *Frontend {
 	svc := o.Services
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
-		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log}
+		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users}
 	f.table = NewTable(commandFamilies()...)
 	f.started = o.Facts.StartTime
 	if f.started.IsZero() {
