@@ -15,6 +15,9 @@
 //
 // Run then loads the dump, starts the background loops (active expiry,
 // save rules, used_memory_peak) and serves until a signal or SHUTDOWN.
+// Once it listens it warns if protected mode will refuse clients from
+// other hosts (protected.go) and, while it serves, keeps the health file
+// in dir that tandem healthcheck reads (health.go).
 //
 // Where a new part plugs in: a new shared service (users and ACL, an
 // append-only file, replication, metrics) is built in package services so
@@ -140,6 +143,8 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 		return 1
 	}
 	log.Info("Tandem ready to accept connections", "version", n.version, "redis", cfg.Port(), "memcached", cfg.MemcachedPort(), "bind", cfg.Bind(), "pid", os.Getpid())
+	n.warnProtected()
+	defer n.writeHealth()() // for tandem healthcheck; removed on a clean stop
 
 	select {
 	case sig := <-sigs:
