@@ -224,6 +224,30 @@ type conn struct {
 	// down to resumeBelow.
 	paced, pauseAsked, paused bool
 	resumeBelow               int
+	iov                       [][]byte // c.write's pieces, reused
+}
+
+// writeChunk: gnet copies what the socket does not take at once into
+// buffers rounded up to a power of two, so a 600 KB reply queued whole
+// holds 1 MB. Written in pieces of this size, a slow reader's queue holds
+// its bytes plus at most a fraction of one piece per write.
+const writeChunk = 256 << 10
+
+// write hands b to gnet: at once if the socket takes it, else queued.
+func (c *conn) write(b []byte) error {
+	if len(b) <= writeChunk {
+		_, err := c.gc.Write(b)
+		return err
+	}
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		c.iov = append(c.iov, b[:n])
+		b = b[n:]
+	}
+	_, err := c.gc.Writev(c.iov)
+	clear(c.iov) // don't pin the reply buffer
+	c.iov = c.iov[:0]
+	return err
 }
 
 func (c *conn) ID() uint64                { return c.id }
@@ -341,7 +365,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 		return gnet.Close // a panic, or a session that broke its contract
 	}
 	if len(c.out) > 0 {
-		if _, err := gc.Write(c.out); err != nil {
+		if err := c.write(c.out); err != nil {
 			return gnet.Close
 		}
 		if cap(c.out) > 1<<20 {
