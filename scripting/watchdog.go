@@ -28,6 +28,11 @@ const DefaultMemoryLimit = 1 << 30
 // watchInterval is the watchdog's sampling period.
 const watchInterval = time.Millisecond
 
+// rebaseTick is the sample at which a script still running gets its
+// starting live heap measured by a collection (10 ms: most scripts are
+// done before, and pay nothing).
+const rebaseTick = 10
+
 // errOutOfMemory is the reply of a script stopped by the watchdog, as
 // Redis replies to a Lua LUA_ERRMEM (no error handler runs for it).
 func errOutOfMemory(name string) string {
@@ -74,11 +79,19 @@ func watchMemory(limit int64, cancel context.CancelFunc) *memWatch {
 func (w *memWatch) loop(cancel context.CancelFunc) {
 	t := time.NewTimer(watchInterval)
 	defer t.Stop()
-	for {
+	for tick := 1; ; tick++ {
 		select {
 		case <-w.stop:
 			return
 		case <-t.C:
+		}
+		if tick == rebaseTick {
+			// The last collection may predate garbage that was live
+			// then (a previous script's): collect once, early, so the
+			// script is measured against the heap it really started on.
+			runtime.GC()
+			_, live := heapBytes()
+			w.startLive = min(w.startLive, live)
 		}
 		objects, _ := heapBytes()
 		// A collection that sweeps garbage older than the script lowers
