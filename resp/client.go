@@ -65,6 +65,8 @@ type Client struct {
 	// ps is the client's pub/sub state once it subscribed
 	// (pubsub_client.go); loop-local, set under mu for kill().
 	ps *subscriber
+
+	obuf outputLimit // client-output-buffer-limit normal (outputlimit.go), loop-local
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -116,6 +118,7 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 		return 0, c.w.Buf, false // still blocked: later commands wait
 	}
 	consumed := 0
+	limitAt := c.outputLimitAt(len(out)) // one comparison per command (outputlimit.go)
 	for consumed < len(in) && !c.closeAfter && c.blk == nil {
 		args, n, err := c.parser.Next(in[consumed:])
 		if err != nil {
@@ -134,6 +137,9 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 		}
 		if len(args) > 0 {
 			c.execReply(args)
+			if len(c.w.Buf) > limitAt && c.overOutputLimit(&limitAt, consumed < len(in)) {
+				break // closed past the limit, or yields (outputlimit.go)
+			}
 		}
 	}
 	c.events.Flush() // events of a blocking command that finished

@@ -315,8 +315,10 @@ func TestHashRandFieldReplyLimit(t *testing.T) {
 	c := env.client()
 	c.expect("+OK\r\n", "CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0")
 	c.expect(":1\r\n", "HSET", "h", "f", "v")
+	// Past the limit the reply is dropped and the client closed, as Redis
+	// frees a client over its output limit without writing its replies.
 	got := c.do("HRANDFIELD", "h", "-4611686018427387903", "WITHVALUES")
-	if !strings.HasPrefix(got, "*9223372036854775806\r\n") || len(got) < 1<<20 || len(got) > 2<<20 {
+	if got != "" {
 		t.Fatalf("reply of %d bytes starting %q", len(got), got[:min(len(got), 40)])
 	}
 	if !c.closed {
