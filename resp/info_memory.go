@@ -110,8 +110,12 @@ func (f *Frontend) infoMemory(b *infoBuilder) {
 	b.int("allocator_resident", al.resident)
 	b.int("total_system_memory", sysMem)
 	b.field("total_system_memory_human", conf.HumanBytes(sysMem))
-	zero("used_memory_lua", "used_memory_vm_eval")
-	b.field("used_memory_lua_human", "0B")
+	// The EVAL state's memory: an idle state's estimate plus what the
+	// running script has grown the heap by (scripting's memory watchdog).
+	lua := f.scripts().LuaMemory()
+	b.int("used_memory_lua", lua)
+	b.int("used_memory_vm_eval", lua)
+	b.field("used_memory_lua_human", conf.HumanBytes(lua))
 	// Scripts and functions (cmd_scripting.go); the Lua states' own
 	// memory is not measured.
 	evalMem, cached, funcs, libs, funcMem := f.scriptingInfo()
