@@ -13,6 +13,15 @@
 // and it recovers a panic in a session so that only that connection is
 // closed. Handlers run on event-loop goroutines and must never block.
 //
+// A session may also pace its connection (pacing.go): when it stops a
+// pipeline because its replies are not read, it pauses the connection
+// (Pauser); the server keeps the unconsumed bytes and serves them again
+// once the socket has taken the queued output, which it learns by waking
+// the connection (at once, then from a watcher at growing intervals),
+// since gnet reports no drained outbound buffer. The memcached front-end
+// paces; the Redis one yields that way every 512 KB of replies while an
+// output limit is set, and is closed past the limit.
+//
 // It also accounts for what the connections' buffers hold
 // (Server.ClientBuffers, INFO's mem_clients_normal), and holds an event
 // loop back while the Go heap runs past the runtime's memory limit
