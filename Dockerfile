@@ -19,6 +19,14 @@ WORKDIR /data
 VOLUME /data
 EXPOSE 6379 11211
 # In a container listen on every interface; data lives in the volume.
+# Protected mode stays on, as in Redis 7.0: with no password, clients that
+# are not on the container's loopback (published ports included) are
+# refused with DENIED on both ports. Set TANDEM_REQUIREPASS (or pass
+# --requirepass) to serve them, or TANDEM_PROTECTED_MODE=no on a network
+# you trust; the log warns at start.
 ENV TANDEM_BIND="0.0.0.0" TANDEM_DIR="/data"
+# The check cannot see flags given after the image name (--port,
+# --requirepass): it reads the health file the server writes in /data
+# (cmd/tandem/healthcheck.go says why).
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["/usr/local/bin/tandem", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/tandem"]
