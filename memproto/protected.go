@@ -12,7 +12,7 @@ import (
 // total_connections. It returns the session to hand the server instead of
 // a session, or nil when the client is accepted.
 func (f *Frontend) refuseProtected(p server.Peer) server.Session {
-	if !protect.Refuses(f.cfg, p.RemoteAddr()) {
+	if !protect.Refuses(f.cfg.ProtectedMode(), f.users.Default().NoPass(), p.RemoteAddr()) {
 		return nil
 	}
 	f.stats.rejectedConns.Add(1)

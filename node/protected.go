@@ -13,7 +13,7 @@ func (n *Node) warnProtected() {
 	for _, b := range n.cfg.BindAddrs() {
 		hosts = append(hosts, b.Host)
 	}
-	if !protect.Exposed(n.cfg, hosts) {
+	if !protect.Exposed(n.cfg.ProtectedMode(), n.Services.Users.Default().NoPass(), hosts) {
 		return
 	}
 	n.log.Warn("WARNING: protected mode is enabled and no password is set for the default user, "+

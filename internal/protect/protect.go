@@ -6,8 +6,10 @@
 // memproto.Frontend, NewSession); node asks Exposed at start to warn. It is
 // a package of its own, not a part of server/ (which moves bytes and knows
 // no password) nor of one front-end (the other would then depend on it).
-// What it reads is the Settings interface, which conf.Config satisfies;
-// Refused (session.go) is how a front-end turns a refused connection away.
+// Callers pass what the decision reads: protected-mode, and whether the
+// default user of the users store has no password (users.User.NoPass,
+// Redis's USER_FLAG_NOPASS); Refused (session.go) is how a front-end turns
+// a refused connection away.
 //
 // The rule is redis-server 7.0.15's, clientAcceptHandler in
 // src/networking.c:
@@ -26,24 +28,12 @@ import (
 	"strings"
 )
 
-// Settings is what the decision reads; *conf.Config satisfies it.
-type Settings interface {
-	ProtectedMode() bool
-	RequirePass() string
-}
-
 // Refuses reports whether protected mode refuses a client connecting from
-// remote (a "host:port" address; anything else is a unix socket).
-func Refuses(s Settings, remote string) bool {
-	return s.ProtectedMode() && DefaultUserNoPass(s) && !IsLocal(remote)
+// remote (a "host:port" address; anything else is a unix socket), given
+// protected-mode and whether the default user has no password.
+func Refuses(protectedMode, defaultNoPass bool, remote string) bool {
+	return protectedMode && defaultNoPass && !IsLocal(remote)
 }
-
-// DefaultUserNoPass reports whether the default user may authenticate
-// without a password (Redis's USER_FLAG_NOPASS on the default user). Until
-// the users store exists, requirepass is the default user's password; this
-// is the one place that asks, so it is the one place to switch to the
-// store.
-func DefaultUserNoPass(s Settings) bool { return s.RequirePass() == "" }
 
 // IsLocal reports whether remote is a loopback client as Redis's
 // islocalClient decides it: a unix socket, or exactly 127.0.0.1 or ::1
@@ -65,8 +55,8 @@ func IsLocal(remote string) bool {
 // listening on hosts (bind addresses; "*" and "" are every interface):
 // protected mode is on, the default user has no password, and one host is
 // not loopback. node logs a warning when it is; Redis 7.0 logs none.
-func Exposed(s Settings, hosts []string) bool {
-	if !s.ProtectedMode() || !DefaultUserNoPass(s) {
+func Exposed(protectedMode, defaultNoPass bool, hosts []string) bool {
+	if !protectedMode || !defaultNoPass {
 		return false
 	}
 	for _, h := range hosts {

@@ -13,8 +13,6 @@ type settings struct {
 	pass string
 }
 
-func (s settings) ProtectedMode() bool { return s.on }
-func (s settings) RequirePass() string { return s.pass }
 
 func TestRefuses(t *testing.T) {
 	on, off, withPass := settings{on: true}, settings{}, settings{on: true, pass: "pw"}
@@ -35,7 +33,7 @@ func TestRefuses(t *testing.T) {
 		{off, "10.1.2.3:4567", false},      // protected-mode no
 		{withPass, "10.1.2.3:4567", false}, // a password is set
 	} {
-		if got := Refuses(tc.s, tc.remote); got != tc.want {
+		if got := Refuses(tc.s.on, tc.s.pass == "", tc.remote); got != tc.want {
 			t.Errorf("Refuses(%+v, %q) = %v, want %v", tc.s, tc.remote, got, tc.want)
 		}
 	}
@@ -56,7 +54,7 @@ func TestExposed(t *testing.T) {
 		{settings{}, []string{"0.0.0.0"}, false},
 		{settings{on: true, pass: "x"}, []string{"0.0.0.0"}, false},
 	} {
-		if got := Exposed(tc.s, tc.hosts); got != tc.want {
+		if got := Exposed(tc.s.on, tc.s.pass == "", tc.hosts); got != tc.want {
 			t.Errorf("Exposed(%+v, %q) = %v, want %v", tc.s, tc.hosts, got, tc.want)
 		}
 	}
