@@ -13,7 +13,6 @@ type settings struct {
 	pass string
 }
 
-
 func TestRefuses(t *testing.T) {
 	on, off, withPass := settings{on: true}, settings{}, settings{on: true, pass: "pw"}
 	for _, tc := range []struct {
