@@ -8,6 +8,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/protect"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/snapshot"
@@ -87,7 +88,8 @@ func (f *Frontend) RejectMessage() []byte {
 
 // NewSession implements server.Frontend.
 func (f *Frontend) NewSession(p server.Peer) server.Session {
-	if s := f.refuseProtected(p); s != nil {
+	if s := protect.Guard(f.cfg.ProtectedMode(), f.users.Default(), p, deniedProtected); s != nil {
+		f.stats.rejectedConns.Add(1) // and neither curr_connections nor total_connections
 		return s
 	}
 	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits()}, user: f.userFor()}
@@ -103,3 +105,6 @@ func (f *Frontend) NewSession(p server.Peer) server.Session {
 func (f *Frontend) limits() Limits {
 	return Limits{MaxLine: f.cfg.MemcachedMaxLine(), ItemSizeMax: f.cfg.ItemSizeMax()}.withDefaults()
 }
+
+// deniedProtected is what a client protected mode refuses is sent.
+var deniedProtected = []byte(errDeniedProtected + "\r\n")

@@ -1,25 +1,10 @@
 package memproto
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/tandemkv/tandem/server/servertest"
 )
-
-// writePeer is a fake peer that records what is written to it.
-type writePeer struct {
-	*servertest.Peer
-	mu      sync.Mutex
-	written []byte
-}
-
-func (p *writePeer) AsyncWrite(b []byte) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.written = append(p.written, b...)
-	return nil
-}
 
 // TestProtectedModeRefuses: the memcached port applies the Redis port's
 // protected mode: a non-loopback client, with protected mode on and no
@@ -41,7 +26,7 @@ func TestProtectedModeRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newBareEnv(t, tc.args...)
-			p := &writePeer{Peer: servertest.NewRemotePeer("10.0.0.1:11211", tc.remote)}
+			p := servertest.NewWritePeer("10.0.0.1:11211", tc.remote)
 			s := e.fe.NewSession(p)
 			_, isSession := s.(*session)
 			if tc.refuse {
@@ -50,8 +35,8 @@ func TestProtectedModeRefuses(t *testing.T) {
 					t.Fatalf("refused client: session %T served %d bytes, replied %q, close %v", s, n, out, closeAfter)
 				}
 				s.Closed()
-			} else if !isSession || p.Closed.Load() || len(p.written) != 0 {
-				t.Fatalf("accepted client: session %T, closed %v, wrote %q", s, p.Closed.Load(), p.written)
+			} else if !isSession || p.Closed.Load() || len(p.Written()) != 0 {
+				t.Fatalf("accepted client: session %T, closed %v, wrote %q", s, p.Closed.Load(), p.Written())
 			}
 			want := int64(0)
 			if tc.refuse {

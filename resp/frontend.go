@@ -9,6 +9,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/protect"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/server"
@@ -126,7 +127,8 @@ func (f *Frontend) RejectMessage() []byte {
 
 // NewSession implements server.Frontend.
 func (f *Frontend) NewSession(p server.Peer) server.Session {
-	if s := f.refuseProtected(p); s != nil {
+	if s := protect.Guard(f.cfg.ProtectedMode(), f.users.Default(), p, deniedProtected); s != nil {
+		f.stats.rejectedConns.Add(1) // and not a connection received, as Redis
 		return s
 	}
 	c := newClient(f, p)
@@ -151,3 +153,6 @@ func (f *Frontend) forEachClient(fn func(c *Client)) {
 // lastSave is when the keyspace was last saved to disk; until the first
 // save, the start time.
 func (f *Frontend) lastSave() time.Time { return f.persist.LastSave() }
+
+// deniedProtected is what a client protected mode refuses is sent.
+var deniedProtected = []byte("-" + ErrDeniedProtected + "\r\n")

@@ -1,26 +1,11 @@
 package resp
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tandemkv/tandem/server/servertest"
 )
-
-// writePeer is a fake peer that records what is written to it.
-type writePeer struct {
-	*servertest.Peer
-	mu      sync.Mutex
-	written []byte
-}
-
-func (p *writePeer) AsyncWrite(b []byte) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.written = append(p.written, b...)
-	return nil
-}
 
 // TestProtectedModeRefuses: with protected mode on and no password, a
 // client from a non-loopback address gets Redis's DENIED text and is
@@ -49,7 +34,7 @@ func TestProtectedModeRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p := &writePeer{Peer: servertest.NewRemotePeer("10.0.0.1:6379", tc.remote)}
+			p := servertest.NewWritePeer("10.0.0.1:6379", tc.remote)
 			s := e.fe.NewSession(p)
 			_, isClient := s.(*Client)
 			if tc.refuse {
@@ -60,8 +45,8 @@ func TestProtectedModeRefuses(t *testing.T) {
 					t.Fatalf("refused client: session %T served %d bytes, replied %q, close %v", s, n, out, closeAfter)
 				}
 				s.Closed()
-			} else if !isClient || p.Closed.Load() || len(p.written) != 0 {
-				t.Fatalf("accepted client: session %T, closed %v, wrote %q", s, p.Closed.Load(), p.written)
+			} else if !isClient || p.Closed.Load() || len(p.Written()) != 0 {
+				t.Fatalf("accepted client: session %T, closed %v, wrote %q", s, p.Closed.Load(), p.Written())
 			}
 			want := int64(0)
 			if tc.refuse {
@@ -81,15 +66,13 @@ func TestProtectedModeRefuses(t *testing.T) {
 // the DENIED text unasked, and is closed, as Redis sends it at accept.
 func TestProtectedModeSilentClient(t *testing.T) {
 	e := newTestEnv(t)
-	p := &writePeer{Peer: servertest.NewRemotePeer("10.0.0.1:6379", "10.1.2.3:4567")}
+	p := servertest.NewWritePeer("10.0.0.1:6379", "10.1.2.3:4567")
 	s := e.fe.NewSession(p)
 	deadline := time.Now().Add(5 * time.Second)
 	for !p.Closed.Load() && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	p.mu.Lock()
-	written := string(p.written)
-	p.mu.Unlock()
+	written := string(p.Written())
 	if !p.Closed.Load() || written != "-"+ErrDeniedProtected+"\r\n" {
 		t.Fatalf("silent refused client: closed %v, wrote %q", p.Closed.Load(), written)
 	}
@@ -106,7 +89,7 @@ func TestProtectedModeFollowsConfigSet(t *testing.T) {
 	e := newTestEnv(t)
 	admin := e.client()
 	external := func() bool {
-		p := &writePeer{Peer: servertest.NewRemotePeer("10.0.0.1:6379", "10.1.2.3:4567")}
+		p := servertest.NewWritePeer("10.0.0.1:6379", "10.1.2.3:4567")
 		_, ok := e.fe.NewSession(p).(*Client)
 		return ok
 	}

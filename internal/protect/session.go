@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/users"
 )
 
 // SilentWait is how long a refused connection that has sent nothing is
@@ -21,6 +22,18 @@ import (
 // (read, so nothing is left unread), and only a silent client gets it
 // unasked, after SilentWait: same bytes, without the race.
 const SilentWait = 50 * time.Millisecond
+
+// Guard applies protected mode to a new connection, as Redis's
+// clientAcceptHandler: when Refuses says no, it returns the Refused
+// session to hand the server instead of the front-end's own (msg is the
+// front-end's refusal with its line ending), and the front-end counts the
+// connection as rejected, not as received. nil: the client is accepted.
+func Guard(protectedMode bool, defaultUser *users.User, p server.Peer, msg []byte) server.Session {
+	if !Refuses(protectedMode, defaultUser.NoPass(), p.RemoteAddr()) {
+		return nil
+	}
+	return Refused(p, msg)
+}
 
 // Refused returns the session of a connection protected mode refuses:
 // msg (the front-end's refusal, with its line ending) is the reply to
