@@ -101,17 +101,19 @@ func (vm *VM) installBoundedBuiltins(g *lua.LTable) {
 	}
 }
 
+// optInt is Lua's luaL_optint: argument n as an int, def when absent.
+func optInt(L *lua.LState, n, def int, fname string) int {
+	if L.Get(n) == lua.LNil {
+		return def
+	}
+	return luaInt(checkNumber(L, n, fname))
+}
+
 // luaUnpack is Lua 5.1's unpack: at most LUAI_MAXCSTACK values.
 func luaUnpack(L *lua.LState) int {
 	t := L.CheckTable(1)
-	i := 1
-	if L.Get(2) != lua.LNil {
-		i = luaInt(checkNumber(L, 2, "unpack"))
-	}
-	e := t.Len()
-	if L.Get(3) != lua.LNil {
-		e = luaInt(checkNumber(L, 3, "unpack"))
-	}
+	i := optInt(L, 2, 1, "unpack")
+	e := optInt(L, 3, t.Len(), "unpack")
 	if i > e {
 		return 0
 	}
@@ -145,14 +147,8 @@ func (vm *VM) tableConcat(L *lua.LState) int {
 		sep = checkString(L, 2, "concat")
 	}
 	t := L.CheckTable(1)
-	i := 1
-	if L.Get(3) != lua.LNil {
-		i = luaInt(checkNumber(L, 3, "concat"))
-	}
-	last := t.Len()
-	if L.Get(4) != lua.LNil {
-		last = luaInt(checkNumber(L, 4, "concat"))
-	}
+	i := optInt(L, 3, 1, "concat")
+	last := optInt(L, 4, t.Len(), "concat")
 	var b strings.Builder
 	for k := i; k <= last; k++ {
 		var s string
