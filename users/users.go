@@ -34,6 +34,22 @@ type Spec struct {
 	// Passwords are the SHA-256 digests of the accepted passwords in
 	// lower-case hex (as ACL GETUSER shows them), in the order added.
 	Passwords []string
+	// Sanitize is SanitizeDefault, SanitizePayload or SkipSanitizePayload
+	// (a flag Tandem shows and does not otherwise use).
+	Sanitize int
+	// AllKeys: every key (~*, allkeys); else Keys lists the patterns.
+	AllKeys bool
+	Keys    []KeyPattern
+	// AllChannels: every channel (&*, allchannels); else Channels.
+	AllChannels bool
+	Channels    []string
+	// Future is Redis's "future commands" bit: set by +@all, cleared by
+	// -@all (acl.go).
+	Future bool
+
+	cat     *Catalog // the commands the bitmap indexes (Store.SetCatalog)
+	allowed []bool   // by catalog index: the command may run
+	rules   []string // command rules since the last +@all/-@all, for CanRunCategories
 }
 
 // HashPassword is the stored form of a password: its SHA-256 digest in
@@ -97,6 +113,10 @@ func (s *Spec) ResetPass() {
 func (s *Spec) clone() *Spec {
 	c := *s
 	c.Passwords = slices.Clone(s.Passwords)
+	c.Keys = slices.Clone(s.Keys)
+	c.Channels = slices.Clone(s.Channels)
+	c.allowed = slices.Clone(s.allowed)
+	c.rules = slices.Clone(s.rules)
 	return &c
 }
 
@@ -140,9 +160,11 @@ func (sp *Spec) accepts(password string) bool {
 
 // Store holds the users. It is safe for concurrent use.
 type Store struct {
-	mu    sync.RWMutex     // guards users; a User's Spec is atomic
+	mu    sync.RWMutex     // guards users and cat; a User's Spec is atomic
 	users map[string]*User // by name
 	def   *User
+	cat   *Catalog // the commands ACL rules name (SetCatalog)
+	log   aclLog   // ACL LOG (log.go)
 }
 
 // New returns a store holding only the default user, enabled and nopass
@@ -152,6 +174,8 @@ func New() *Store {
 	s.def = s.Set(DefaultName, func(sp *Spec) {
 		sp.Enabled = true
 		sp.SetNoPass()
+		sp.AllKeys, sp.AllChannels = true, true
+		sp.setAll(true)
 	})
 	return s
 }
@@ -192,6 +216,8 @@ func (s *Store) Set(name string, edit func(*Spec)) *User {
 	} else {
 		sp = u.spec.Load().clone()
 	}
+	sp.cat = s.cat
+	sp.ensureBits()
 	if edit != nil {
 		edit(sp)
 	}
