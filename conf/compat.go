@@ -59,7 +59,6 @@ var ignoredDirectives = map[string]bool{
 
 // unsupportedDirectives fail start-up, with the reason shown.
 var unsupportedDirectives = map[string]string{
-	"rename-command":  "rename-command is not supported by Tandem (commands would stay reachable under their names)",
 	"user":            "ACL users are not supported by Tandem; use requirepass",
 	"aclfile":         "ACL files are not supported by Tandem; use requirepass",
 	"loadmodule":      "modules are not supported by Tandem",

@@ -25,12 +25,13 @@ type Config struct {
 // snapshot is one immutable set of values. Slices in it are never modified
 // after the snapshot is published; a change builds new ones.
 type snapshot struct {
-	num    [numDirectives]int64  // kindInt, kindMemory, kindBool, kindEnum, notify-keyspace-events
-	str    [numDirectives]string // kindString
-	save   []SaveRule
-	bind   []string
-	obuf   [numClientClasses]BufferLimit
-	origin [numDirectives]Origin
+	num     [numDirectives]int64  // kindInt, kindMemory, kindBool, kindEnum, notify-keyspace-events
+	str     [numDirectives]string // kindString
+	save    []SaveRule
+	bind    []string
+	obuf    [numClientClasses]BufferLimit
+	renames []CommandRename // rename-command, memcached-rename-command (rename.go)
+	origin  [numDirectives]Origin
 }
 
 // defaults is the snapshot of the table's defaults, built once.

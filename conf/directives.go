@@ -90,6 +90,7 @@ const (
 	dMemcachedMaxLine
 	dMemcachedMaxPendingOutput
 	dMemcachedEnableShutdown
+	dMemcachedDisableFlushAll
 	dStartEmptyOnBadDump
 	dCompression
 	dCompressionMinSize
@@ -187,7 +188,8 @@ var table = [numDirectives]directive{
 	// being served until they drain (memcached stops reading such a
 	// client); 0: no bound (memproto/pacing.go).
 	dMemcachedMaxPendingOutput: {name: "memcached-max-pending-output", kind: kindMemory, flags: mutable, def: "4mb", min: 0, max: longMax},
-	dMemcachedEnableShutdown:   {name: "memcached-enable-shutdown", kind: kindBool, def: "no"}, // memcached -A
+	dMemcachedEnableShutdown:   {name: "memcached-enable-shutdown", kind: kindBool, def: "no"},   // memcached -A
+	dMemcachedDisableFlushAll:  {name: "memcached-disable-flush-all", kind: kindBool, def: "no"}, // memcached -F
 	// A dump that cannot be loaded refuses start-up unless this says to
 	// set it aside and start empty.
 	dStartEmptyOnBadDump: {name: "start-empty-on-bad-dump", kind: kindBool, def: "no"},

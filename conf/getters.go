@@ -154,6 +154,11 @@ func (c *Config) MemcachedEnableShutdown() bool {
 	return c.load().num[dMemcachedEnableShutdown] != 0
 }
 
+// MemcachedDisableFlushAll refuses memcached's flush_all (memcached -F).
+func (c *Config) MemcachedDisableFlushAll() bool {
+	return c.load().num[dMemcachedDisableFlushAll] != 0
+}
+
 // Compression is the algorithm for values of at least CompressionMinSize.
 func (c *Config) Compression() Compression { return Compression(c.load().num[dCompression]) }
 

@@ -280,6 +280,13 @@ func (ld *loader) file(path string, layer *layerState, origin Origin, depth int)
 			}
 			continue
 		}
+		at := LoadError{Source: FromFile, File: path, Line: i + 1, Text: line}
+		if handled, r := ld.renameDirective(strings.ToLower(words[0]), words[1:], false, at); handled {
+			if r != "" {
+				return fail(r)
+			}
+			continue
+		}
 		where := fmt.Sprintf("line %d of %s", i+1, path)
 		if r := ld.directive(words[0], words[1:], origin, layer, true, where); r != "" {
 			return fail(r)
@@ -335,6 +342,12 @@ func (ld *loader) env(kv string, layer *layerState) error {
 	fail := func(reason string) error {
 		return &LoadError{Source: FromEnv, Name: key, Text: kv, Reason: reason}
 	}
+	if handled, r := ld.renameDirective(name, []string{value}, true, LoadError{Source: FromEnv, Name: key, Text: kv}); handled {
+		if r != "" {
+			return fail(r)
+		}
+		return nil
+	}
 	id, _, known := lookup(name)
 	switch {
 	case !known && !ignoredDirectives[name] && unsupportedDirectives[name] == "":
@@ -365,6 +378,12 @@ func (ld *loader) flag(f cmdFlag, layer *layerState) error {
 	}
 	if f.name == "include" && len(f.values) == 1 {
 		return ld.include(f.values[0], layer, FromFlag, 0, fail)
+	}
+	if handled, r := ld.renameDirective(f.name, f.values, true, LoadError{Source: FromFlag, Name: "--" + f.name, Text: f.text}); handled {
+		if r != "" {
+			return fail(r)
+		}
+		return nil
 	}
 	if r := ld.directive(f.name, f.values, FromFlag, layer, true, "flag --"+f.name); r != "" {
 		return fail(r)

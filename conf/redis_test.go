@@ -246,7 +246,7 @@ func TestRedisDifferentialConfigGet(t *testing.T) {
 	rc := startRedis(t)
 	c := mustLoad(t, []string{"--save", "", "--bind", "127.0.0.1"}, nil) // as startRedis runs redis
 	tandemOnly := map[string]bool{"memcached-port": true, "item-size-max": true, "memcached-max-line": true, "memcached-max-pending-output": true,
-		"memcached-enable-shutdown": true, "start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true, "compression-min-saving": true,
+		"memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true, "compression-min-saving": true,
 		"set-max-listpack-entries": true, "set-max-listpack-value": true,
 		"port": true, "dir": true, "logfile": true, // port, dir, logfile: set differently by startRedis
 		"maxmemory-policy": true} // Tandem's default is allkeys-s3fifo, by design
