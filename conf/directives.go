@@ -119,6 +119,17 @@ const (
 	dShutdownTimeout
 	dEnableDebugCommand
 	dEnableProtectedConfigs
+	dTLSPort
+	dMemcachedTLSPort
+	dTLSCertFile
+	dTLSKeyFile
+	dTLSCACertFile
+	dTLSCACertDir
+	dTLSAuthClients
+	dTLSProtocols
+	dTLSCiphersuites
+	dTLSCiphers
+	dTLSPreferServerCiphers
 	numDirectives
 )
 
@@ -231,6 +242,20 @@ var table = [numDirectives]directive{
 	dShutdownTimeout:        {name: "shutdown-timeout", kind: kindInt, flags: mutable, def: "10", min: 0, max: intMax},
 	dEnableDebugCommand:     {name: "enable-debug-command", kind: kindEnum, def: "no", enum: protectedNames},
 	dEnableProtectedConfigs: {name: "enable-protected-configs", kind: kindEnum, def: "no", enum: protectedNames},
+
+	// TLS (tls.go). The ports are immutable as the plain ones; the files
+	// and policies may change at run time and apply to new connections.
+	dTLSPort:                {name: "tls-port", kind: kindInt, def: "0", min: 0, max: 65535},
+	dMemcachedTLSPort:       {name: "memcached-tls-port", kind: kindInt, def: "0", min: 0, max: 65535}, // Tandem; 0 disables
+	dTLSCertFile:            {name: "tls-cert-file", kind: kindString, flags: mutable, def: ""},
+	dTLSKeyFile:             {name: "tls-key-file", kind: kindString, flags: mutable, def: ""},
+	dTLSCACertFile:          {name: "tls-ca-cert-file", kind: kindString, flags: mutable, def: ""},
+	dTLSCACertDir:           {name: "tls-ca-cert-dir", kind: kindString, flags: mutable, def: ""},
+	dTLSAuthClients:         {name: "tls-auth-clients", kind: kindEnum, flags: mutable, def: "yes", enum: tlsAuthNames},
+	dTLSProtocols:           {name: "tls-protocols", kind: kindString, flags: mutable, def: "", checkStr: checkTLSProtocols},
+	dTLSCiphersuites:        {name: "tls-ciphersuites", kind: kindString, flags: mutable, def: "", checkStr: checkTLSCiphersuites},
+	dTLSCiphers:             {name: "tls-ciphers", kind: kindString, flags: mutable, def: "", checkStr: checkTLSCiphers},
+	dTLSPreferServerCiphers: {name: "tls-prefer-server-ciphers", kind: kindBool, flags: mutable, def: "no"},
 }
 
 // byName maps every lower-case name and alias to its directive id.

@@ -141,7 +141,7 @@ func validate(s *snapshot) string {
 	if port != 0 && port == mport {
 		return reasonSamePorts
 	}
-	return ""
+	return validateTLS(s)
 }
 
 // cmdFlag is one --directive with its values, as typed.

@@ -245,7 +245,7 @@ func compareGet(t *testing.T, rc *respConn, c *Config, name string) {
 func TestRedisDifferentialConfigGet(t *testing.T) {
 	rc := startRedis(t)
 	c := mustLoad(t, []string{"--save", "", "--bind", "127.0.0.1"}, nil) // as startRedis runs redis
-	tandemOnly := map[string]bool{"memcached-port": true, "item-size-max": true, "memcached-max-line": true, "memcached-max-pending-output": true,
+	tandemOnly := map[string]bool{"memcached-port": true, "memcached-tls-port": true, "item-size-max": true, "memcached-max-line": true, "memcached-max-pending-output": true,
 		"memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true, "compression-min-saving": true,
 		"set-max-listpack-entries": true, "set-max-listpack-value": true,
 		"port": true, "dir": true, "logfile": true, // port, dir, logfile: set differently by startRedis

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,16 +495,7 @@ func (c *conn) afterAsync(gnet.Conn, error) error {
 
 // safely runs fn and turns a panic into a log line; it reports whether fn
 // returned normally. Only the panicking connection is affected.
-func (s *Server) safely(c *conn, fn func()) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("panic serving client; closing its connection", "id", c.id, "addr", c.remote, "panic", r, "stack", string(debug.Stack()))
-			ok = false
-		}
-	}()
-	fn()
-	return true
-}
+func (s *Server) safely(c *conn, fn func()) bool { return s.Safely(c.id, c.remote, fn) }
 
 // OnTick implements gnet.EventHandler: closes idle clients, refreshes the
 // buffer accounting of connections whose output was queued (the socket

@@ -1,0 +1,46 @@
+package server
+
+import (
+	"log/slog"
+	"runtime/debug"
+)
+
+// Connections served outside the event loops. gnet has no TLS, so the TLS
+// listeners (package server/tlsserver) run crypto/tls on goroutines of
+// their own and drive the same Sessions; these methods let them share
+// what the loops enforce: one id sequence (CLIENT LIST/KILL), one client
+// count under maxclients, the same limits and the same panic recovery.
+
+// Admit counts one more client, as OnOpen does; ok is false when
+// maxclients is reached (nothing is counted then). A connection admitted
+// must call Leave once when it is gone.
+func (s *Server) Admit() (id uint64, ok bool) {
+	lim := s.limits.Load()
+	if n := s.clients.Add(1); lim.MaxClients > 0 && n > int64(lim.MaxClients) {
+		s.clients.Add(-1)
+		return 0, false
+	}
+	return s.nextID.Add(1), true
+}
+
+// Leave uncounts a client Admit counted.
+func (s *Server) Leave() { s.clients.Add(-1) }
+
+// Limits returns the connection limits in force (SetLimits changes them).
+func (s *Server) Limits() Limits { return *s.limits.Load() }
+
+// Logger is the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// Safely runs fn and turns a panic into a log line; it reports whether fn
+// returned normally. id and remote name the connection in the log.
+func (s *Server) Safely(id uint64, remote string, fn func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic serving client; closing its connection", "id", id, "addr", remote, "panic", r, "stack", string(debug.Stack()))
+			ok = false
+		}
+	}()
+	fn()
+	return true
+}
