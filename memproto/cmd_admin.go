@@ -41,14 +41,21 @@ func adminCommands() []*command {
 	}
 }
 
-// flushAll serves flush_all [delay] [noreply] on database 0, Redis keys
-// included. A delay makes every current key expire then (see
-// engine.DB.FlushExpiring); unlike memcached, keys written during the
-// delay are kept.
+// flushAll serves flush_all [delay] [noreply] on database 0: every key
+// of it, Redis hashes, lists, sets, sorted sets and strings included
+// (other databases are untouched), with no keyspace notification, as
+// Redis's FLUSHDB. A delay makes every current key of database 0 expire
+// then (see engine.DB.FlushExpiring; each then expires as any key, with
+// its "expired" notification); unlike memcached, keys written during the
+// delay are kept. memcached-disable-flush-all refuses it, as memcached -F.
 func (s *session) flushAll(r *Request) {
 	fe := s.fe
 	fe.stats.cmdFlush.Add(1)
 	r.NoReply = r.isNoReply(r.nt - 2)
+	if fe.cfg.MemcachedDisableFlushAll() { // memcached -F: counted in cmd_flush all the same
+		s.line(r, errFlushDisabled)
+		return
+	}
 	var delay int32
 	want := 2
 	if r.NoReply {

@@ -47,6 +47,9 @@ const (
 // Admin command errors.
 const (
 	errShutdownDisabled = "ERROR: shutdown not enabled"
+	// errFlushDisabled: flush_all when memcached-disable-flush-all is set
+	// (memcached -F), noreply or not as any reply.
+	errFlushDisabled    = "CLIENT_ERROR flush_all not allowed"
 	errShutdownMode     = "CLIENT_ERROR invalid shutdown mode"
 	errStatsBadLine     = "CLIENT_ERROR bad command line"
 	errStatsDetailUsage = "CLIENT_ERROR usage: stats detail on|off|dump"

@@ -47,11 +47,18 @@ type Frontend struct {
 	binary    versionSet // item versions stored with a base64 key (ms b)
 	prefixes  prefixStats
 	verbosity atomic.Uint32
+	commands  map[string]*command // commandTable with memcached-rename-command applied (rename.go)
 }
 
-// New returns the memcached front-end.
+// New returns the memcached front-end, its command table built with the
+// configured memcached-rename-command lines. It panics if one is refused:
+// check them with CheckRenames first.
 func New(o Options) *Frontend {
 	cfg := o.Services.Config
+	commands, err := commandTableRenamed(cfg.CommandRenames(conf.PortMemcached))
+	if err != nil {
+		panic(err) // the binary checks with CheckRenames before building a node
+	}
 	db := o.Services.Engine.DB(0)
 	db.TrackCAS = true // every memcached item has a CAS unique
 	f := &Frontend{
@@ -63,6 +70,7 @@ func New(o Options) *Frontend {
 		clock:    o.Services.Engine.Clock(),
 		persist:  o.Services.Persist,
 		users:    o.Services.Users,
+		commands: commands,
 	}
 	if f.shutdown == nil {
 		f.shutdown = raiseSIGINT
@@ -92,7 +100,7 @@ func (f *Frontend) NewSession(p server.Peer) server.Session {
 		f.stats.rejectedConns.Add(1) // and neither curr_connections nor total_connections
 		return s
 	}
-	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits()}, user: f.userFor()}
+	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits(), cmds: f.commands}, user: f.userFor()}
 	s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
 	f.sessions.Store(p.ID(), s)
 	f.stats.currConns.Add(1)

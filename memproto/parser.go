@@ -83,7 +83,8 @@ const (
 // line, so a long multiget arriving in pieces costs O(len) in total.
 type Parser struct {
 	lim     Limits
-	scanned int // bytes at the start of the input known to hold no '\n'
+	cmds    map[string]*command // the front-end's table (rename.go); nil: commandTable
+	scanned int                 // bytes at the start of the input known to hold no '\n'
 }
 
 // NewParser returns a parser with the given limits.
@@ -230,7 +231,11 @@ func (p *Parser) parseLine(in []byte, lineEnd int, r *Request) (int, Status) {
 		return lineEnd, Parsed
 	}
 	name := r.toks[0]
-	cmd := commandTable[string(name)]
+	cmds := p.cmds
+	if cmds == nil {
+		cmds = commandTable
+	}
+	cmd := cmds[string(name)]
 	if cmd == nil {
 		if closesOnHTTP(name) && bytes.HasPrefix(r.toks[r.nt-2], []byte("HTTP/")) {
 			return lineEnd, Close

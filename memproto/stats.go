@@ -254,7 +254,7 @@ func (fe *Frontend) settingsStats(w *statsWriter) {
 	w.int("slab_automove", 0)
 	w.str("slab_chunk_max", strconv.FormatInt(cfg.ItemSizeMax()/2, 10))
 	w.str("lru_crawler", "no")
-	w.str("flush_enabled", "yes")
+	w.str("flush_enabled", yesNo(!cfg.MemcachedDisableFlushAll()))
 	w.str("dump_enabled", "yes")
 	w.str("hash_algorithm", "maphash")
 	w.str("lru_maintainer_thread", "no")
