@@ -233,6 +233,14 @@ func (vm *VM) errorHandler(L *lua.LState) int {
 	if !ok {
 		t = L.NewTable()
 		t.RawSetString("err", lua.LString("ERR "+luaToString(err)))
+	} else if vm.readonly[t] {
+		// error(string), error(_G): the handler must not write source
+		// and line into a protected table, where every later script
+		// would see them. Its err is read through (raw: the globals' proxy
+		// raises on a missing name).
+		c := L.NewTable()
+		c.RawSetString("err", vm.seeThrough(t).RawGetString("err"))
+		t = c
 	}
 	source, line, found := vm.errorPosition()
 	if found {
