@@ -71,6 +71,7 @@ type Node struct {
 	Memcached *memproto.Frontend // nil when memcached-port is 0
 
 	stopNoSave chan struct{} // closed by SHUTDOWN (which saved, or was told not to)
+	tls        tlsPorts      // tls-port, memcached-tls-port (tls.go)
 	stopOnce   sync.Once
 }
 
@@ -107,11 +108,14 @@ func New(o Options) *Node {
 		Shutdown: func() { n.stopOnce.Do(func() { close(n.stopNoSave) }) }})
 
 	listeners := []server.Listener{{Addrs: addrs(cfg, cfg.Port()), Frontend: n.Redis}}
-	if p := cfg.MemcachedPort(); p > 0 {
+	if p := cfg.MemcachedPort(); p > 0 || cfg.MemcachedTLSPort() > 0 {
 		n.Memcached = memproto.New(memproto.Options{Services: n.Services, Version: memcachedVersion(o.Version)})
-		listeners = append(listeners, server.Listener{Addrs: addrs(cfg, p), Frontend: n.Memcached})
+		if p > 0 {
+			listeners = append(listeners, server.Listener{Addrs: addrs(cfg, p), Frontend: n.Memcached})
+		}
 	}
 	n.Server.Listeners(listeners)
+	n.setupTLS()
 	return n
 }
 
@@ -142,7 +146,12 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 		log.Error("cannot start", "err", err)
 		return 1
 	}
-	log.Info("Tandem ready to accept connections", "version", n.version, "redis", cfg.Port(), "memcached", cfg.MemcachedPort(), "bind", cfg.Bind(), "pid", os.Getpid())
+	if err := n.startTLS(); err != nil {
+		log.Error("cannot start", "err", err)
+		_ = n.Server.Stop(context.Background())
+		return 1
+	}
+	log.Info("Tandem ready to accept connections", "version", n.version, "redis", cfg.Port(), "memcached", cfg.MemcachedPort(), "tls", cfg.TLSPort(), "memcached-tls", cfg.MemcachedTLSPort(), "bind", cfg.Bind(), "pid", os.Getpid())
 	n.warnProtected()
 	defer n.writeHealth()() // for tandem healthcheck; removed on a clean stop
 
@@ -165,6 +174,9 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	}
 	stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
+	if err := n.stopTLS(stopCtx); err != nil {
+		log.Warn("stopping the server", "err", err)
+	}
 	if err := n.Server.Stop(stopCtx); err != nil {
 		log.Warn("stopping the server", "err", err)
 	}

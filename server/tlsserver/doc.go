@@ -1,0 +1,58 @@
+// Package tlsserver serves the TLS ports (tls-port, memcached-tls-port)
+// with Go's crypto/tls, driving the same server.Session a plain
+// connection gets: command execution stays one code path for both.
+//
+// # Why crypto/tls on its own listener
+//
+// gnet has no TLS. The two ways to add it are decoding TLS records over
+// gnet's byte stream, or letting crypto/tls own the socket. A record
+// layer over gnet means reimplementing the handshake state machine (or
+// driving crypto/tls through an in-memory net.Conn whose reads must never
+// block an event loop, which its Handshake and Read do): much code, all
+// of it security-critical. crypto/tls on a net.Listener is the audited
+// implementation as it is meant to be used; it costs one goroutine per
+// TLS connection for reading (and one that writes), which the Go runtime
+// multiplexes on epoll as gnet does. What must be shared stays shared:
+// the connection is admitted under the server's maxclients count and
+// takes its id from the same sequence (server.Server.Admit), it follows
+// the server's Limits (query buffer, output buffer, idle timeout) and a
+// panic in its session is recovered by the same server.Server.Safely.
+//
+// # How a request moves
+//
+// The accept loop hands each connection to its own goroutine, which runs
+// the handshake (under a deadline), admits it and creates the front-end's
+// session with a Peer of this package. Then it loops: read decrypted
+// bytes, call Session.Serve(pending+read, out), queue the replies. Only
+// this goroutine calls Serve, so a session is never served concurrently,
+// as on an event loop. Bytes of an incomplete request are kept for the
+// next read, under the query-buffer limit.
+//
+// Replies and AsyncWrite's messages (pub/sub) go through one queue that a
+// writer goroutine drains into the tls.Conn, so AsyncWrite never blocks
+// its caller and messages keep their order with the replies; the queue's
+// length (plus the write in flight) is OutboundBuffered, which the
+// front-ends' output limits read. A connection whose queue passes the
+// output-buffer limit is closed, unless its session paces itself
+// (server.OutputPacer).
+//
+// Wake (a blocked client's key became ready, a timeout) must make Serve
+// run even while the goroutine waits in Read: it sets a flag and moves
+// the socket's read deadline to the past, so Read returns a timeout;
+// the loop clears the deadline and, seeing the flag, calls Serve with no
+// new bytes. A timeout is a temporary error for crypto/tls: the record
+// being read is kept, nothing is lost. PauseUntilDrained (server.Pauser)
+// makes the goroutine wait, not reading, until the writer has brought the
+// queue down to the level asked, then serve the rest.
+//
+// The idle sweep closes connections idle past the timeout once a second,
+// sparing sessions that say IdleExempt, as the event loops' OnTick does.
+//
+// # Certificates
+//
+// Certs holds the *tls.Config in force behind an atomic pointer, read by
+// GetConfigForClient at each handshake: Load (on CONFIG SET tls-cert-file,
+// tls-key-file, tls-ca-cert-file...) builds a new one and swaps it, so
+// new connections use the new certificate and established ones are left
+// alone. A configuration that cannot be loaded keeps the previous one.
+package tlsserver
