@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/users"
 )
 
 // Client is one Redis connection: its parser, reply writer, selected
@@ -27,6 +28,10 @@ type Client struct {
 	closeAfter    bool
 	scratch       [64]byte // lower-casing command names without allocating
 	created       time.Time
+
+	// user is the ACL user the client runs as (acl.go): the default user
+	// until AUTH or HELLO AUTH binds another, and again after RESET.
+	user *users.User
 
 	dbNum   atomic.Int32
 	lastCmd atomic.Pointer[Command]
@@ -76,6 +81,7 @@ func newClient(f *Frontend, p server.Peer) *Client {
 	c.proto.Store(2)
 	c.selectDB(0)
 	c.authenticated = !f.users.AuthRequired()
+	c.user = f.users.Default()
 	c.parser.SetAuthRequired(!c.authenticated)
 	return c
 }
@@ -183,6 +189,10 @@ func (c *Client) exec(args [][]byte) {
 	}
 	if !c.authenticated && cmd.Flags&FlagNoAuth == 0 {
 		c.reject(cmd, ErrNoAuth)
+		return
+	}
+	if msg := c.aclDenied(cmd, args); msg != "" { // Redis ACL (acl.go)
+		c.reject(cmd, msg)
 		return
 	}
 	if c.tx != nil && cmd.Flags&FlagNoMulti != 0 {

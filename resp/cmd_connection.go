@@ -53,10 +53,13 @@ const defaultUser = users.DefaultName
 // a wrong password all fail alike. On success the client is authenticated;
 // on failure it keeps whatever state it had (a failed AUTH does not log a
 // client out).
-func (c *Client) checkPassword(user, pass []byte) bool {
-	if _, err := c.fe.users.Authenticate(string(user), string(pass)); err != nil {
+func (c *Client) checkPassword(cmdName, user, pass []byte) bool {
+	u, err := c.fe.users.Authenticate(string(user), string(pass))
+	if err != nil {
+		c.aclLog("auth", string(cmdName), string(user)) // ACL LOG (object: the command as sent), as Redis's ACLAuthenticateUser
 		return false
 	}
+	c.user = u
 	c.setAuthenticated(true)
 	return true
 }
@@ -84,7 +87,7 @@ func cmdAuth(c *Client, args [][]byte) {
 		c.w.Error(ErrSyntax)
 		return
 	}
-	if !c.checkPassword(user, pass) {
+	if !c.checkPassword(args[0], user, pass) {
 		c.w.Error(ErrWrongPass)
 		return
 	}
@@ -126,7 +129,7 @@ func cmdHello(c *Client, args [][]byte) {
 			return
 		}
 	}
-	if user != nil && !c.checkPassword(user, pass) {
+	if user != nil && !c.checkPassword(args[0], user, pass) {
 		c.w.Error(ErrWrongPass)
 		return
 	}
@@ -197,6 +200,7 @@ func cmdReset(c *Client, _ [][]byte) {
 	c.selectDB(0)
 	c.setProto(2)
 	c.setAuthenticated(!c.fe.users.AuthRequired())
+	c.user = c.fe.users.Default()
 	c.mu.Lock()
 	c.name = ""
 	c.noEvict = false

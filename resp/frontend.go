@@ -100,6 +100,7 @@ func New(o Options) *Frontend {
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
 		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users}
 	f.table = NewTable(commandFamilies()...)
+	svc.Users.SetCatalog(newACLCatalog(f.table)) // ACL rules name this table's commands (acl.go)
 	f.started = o.Facts.StartTime
 	if f.started.IsZero() {
 		f.started = time.Now()

@@ -19,5 +19,6 @@ func commandFamilies() [][]*Command {
 		persistenceCommands(),
 		pubsubCommands(),
 		scriptingCommands(),
+		aclCommands(),
 	}
 }

@@ -304,6 +304,14 @@ func (s *Spec) CanRun(i int) bool {
 	return s.allowed[i] || s.cat.cmds[i].NoAuth
 }
 
+// CanRunNamed is CanRun for the command called name ("client|id").
+func (s *Spec) CanRunNamed(name string) bool {
+	if s.cat == nil {
+		return s.Future
+	}
+	return s.CanRun(s.cat.Index(name))
+}
+
 // CanRunCategories reports whether a command outside the catalog (a
 // memcached command) with these categories may run: the rules are
 // replayed from +@all or -@all, and only category rules apply to it.
@@ -318,17 +326,17 @@ func (s *Spec) CanRunCategories(bits uint32) bool {
 }
 
 // Unrestricted reports whether the user may run every command on every key
-// and channel, the check the front-ends skip for (the default user).
-func (s *Spec) Unrestricted() bool {
-	if !s.AllKeys || !s.AllChannels || !s.Future {
-		return false
-	}
+// and channel: the front-ends skip their checks for such a user (the
+// default one). It is computed when the Spec is published.
+func (s *Spec) Unrestricted() bool { return s.open }
+
+// seal computes what Unrestricted reports; the store calls it before it
+// publishes a Spec.
+func (s *Spec) seal() {
+	s.open = s.AllKeys && s.AllChannels && s.Future
 	for _, a := range s.allowed {
-		if !a {
-			return false
-		}
+		s.open = s.open && a
 	}
-	return true
 }
 
 // KeyAllowed reports whether a key may be read (read) and/or written
@@ -538,6 +546,7 @@ func (s *Store) SetCatalog(cat *Catalog) {
 		sp.cat = cat
 		sp.allowed = nil
 		sp.ensureBits()
+		sp.seal()
 		u.spec.Store(sp)
 	}
 }
@@ -569,6 +578,7 @@ func (s *Store) SetUser(name string, ops ...string) error {
 		u = &User{name: name}
 		s.users[name] = u
 	}
+	sp.seal()
 	u.spec.Store(sp)
 	return nil
 }

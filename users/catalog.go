@@ -59,6 +59,9 @@ func NewCatalog(cmds []CatalogCommand) *Catalog {
 
 // Index returns the bit of the command called name (any case), or -1.
 func (c *Catalog) Index(name string) int {
+	if i, ok := c.byName[name]; ok {
+		return i
+	}
 	if i, ok := c.byName[strings.ToLower(name)]; ok {
 		return i
 	}

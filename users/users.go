@@ -50,6 +50,7 @@ type Spec struct {
 	cat     *Catalog // the commands the bitmap indexes (Store.SetCatalog)
 	allowed []bool   // by catalog index: the command may run
 	rules   []string // command rules since the last +@all/-@all, for CanRunCategories
+	open    bool     // Unrestricted, computed by seal
 }
 
 // HashPassword is the stored form of a password: its SHA-256 digest in
@@ -221,6 +222,7 @@ func (s *Store) Set(name string, edit func(*Spec)) *User {
 	if edit != nil {
 		edit(sp)
 	}
+	sp.seal()
 	u.spec.Store(sp)
 	s.users[name] = u
 	return u
