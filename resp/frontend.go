@@ -94,12 +94,18 @@ type frontendStats struct {
 	errorReplies                         atomic.Int64
 }
 
-// New returns the Redis front-end over o.Services.
+// New returns the Redis front-end over o.Services, its command table built
+// with the configured rename-command lines. It panics if one is refused:
+// check them with CheckRenames first.
 func New(o Options) *Frontend {
 	svc := o.Services
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
 		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users}
-	f.table = NewTable(commandFamilies()...)
+	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
+	if err != nil {
+		panic(err) // the binary checks with CheckRenames before building a node
+	}
+	f.table = table
 	svc.Users.SetCatalog(newACLCatalog(f.table)) // ACL rules name this table's commands (acl.go)
 	f.started = o.Facts.StartTime
 	if f.started.IsZero() {
