@@ -687,7 +687,10 @@ func TestPubSubSlowSubscriberServer(t *testing.T) {
 	if receivers[":1\r\n"] == 0 || receivers[":0\r\n"] == 0 || receivers[":1\r\n"]+receivers[":0\r\n"] != count {
 		t.Errorf("the slow subscriber should count until it is cut off, then not: %v", receivers)
 	}
-	if maxGap > 5*time.Second {
+	// A publisher held back by the stalled subscriber would wait for
+	// good (it never reads); the bound is a hang guard, loose enough for
+	// a machine loaded by parallel test runs, not a latency bar.
+	if maxGap > 20*time.Second {
 		t.Errorf("the publisher waited %v for a reply", maxGap)
 	}
 	if grown > 40<<20 {
