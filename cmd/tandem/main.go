@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/memproto"
 	"github.com/tandemkv/tandem/node"
 	"github.com/tandemkv/tandem/resp"
 )
@@ -43,6 +44,14 @@ func run(args, environ []string) int {
 	case err != nil:
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	// rename-command and memcached-rename-command name commands only the
+	// front-ends know; a refused one stops start-up as a config error.
+	for _, check := range []func(*conf.Config) error{resp.CheckRenames, memproto.CheckRenames} {
+		if err := check(cfg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	log := newLogger(cfg)
 	for _, w := range cfg.Warnings() {
