@@ -210,9 +210,10 @@ func (s *Spec) addKeyPattern(op string) error {
 				break
 			}
 		}
-		if !tilde || !(kp.Read || kp.Write) {
+		if !(kp.Read || kp.Write) {
 			return ErrRuleSyntax
 		}
+		// As Redis: "%R" without '~' is the empty pattern.
 	}
 	kp.Pattern = op[off:]
 	for i := range s.Keys {
