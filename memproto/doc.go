@@ -75,6 +75,15 @@
 // session is bound to its *users.User from then on. Without requirepass a
 // session is the default user's from the start.
 //
+// Every request of a logged-in session is then checked against its user's
+// Redis ACL rules before it runs (acl.go): retrievals (get, gets, gat,
+// gats, mg, me) are @read and read their keys, storage, arithmetic,
+// delete, touch, ms, md and ma are @write and write their key, flush_all,
+// cache_memlimit, shutdown and verbosity are @admin @dangerous. Only the
+// user's category and key rules apply (memcached commands are not Redis
+// commands). A refused request is answered "CLIENT_ERROR permission
+// denied", changes nothing, and is logged in ACL LOG.
+//
 // # Where Tandem differs from memcached
 //
 //   - Items carry no slab class: me shows cls=1. memcached's per-item

@@ -127,6 +127,8 @@ func (s *session) exec(r *Request) {
 	flushes := false
 	if r.Err != "" {
 		s.refuse(r)
+	} else if s.aclRefused(r) {
+		// refused by the user's ACL rules, and answered (acl.go)
 	} else if s.fe.writeRefused(r) {
 		s.refuseWrite() // a failed BGSAVE stops writes (misconf.go)
 	} else {

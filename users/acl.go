@@ -245,9 +245,6 @@ func (s *Spec) setAll(allow bool) {
 
 // commandRule is +name, -name, +@category, -@category, +cmd|sub.
 func (s *Spec) commandRule(allow bool, name string) error {
-	if s.cat == nil {
-		return ErrRuleUnknown
-	}
 	s.ensureBits()
 	sign := "-"
 	if allow {
@@ -258,13 +255,18 @@ func (s *Spec) commandRule(allow bool, name string) error {
 		if bit == 0 {
 			return ErrRuleUnknown
 		}
-		for i, cc := range s.cat.cmds {
-			if cc.Categories&bit != 0 {
-				s.changePerm(i, allow)
+		if s.cat != nil { // without a catalog only CanRunCategories reads the rule
+			for i, cc := range s.cat.cmds {
+				if cc.Categories&bit != 0 {
+					s.changePerm(i, allow)
+				}
 			}
 		}
 		s.rules = append(s.rules, sign+strings.ToLower(name))
 		return nil
+	}
+	if s.cat == nil {
+		return ErrRuleUnknown
 	}
 	i := s.cat.Index(name)
 	if i < 0 {
