@@ -11,7 +11,10 @@
 //  3. the network server (package server), whose limits follow
 //     maxclients, timeout and the buffer limits (limits.go);
 //  4. the front-ends, resp and memproto, each given the services;
-//  5. the listeners: which front-end serves which addresses.
+//  5. the listeners: which front-end serves which addresses; the TLS
+//     ports (tls-port, memcached-tls-port) are served by package
+//     server/tlsserver with the same front-ends (tls.go), started by Run
+//     once the plain ports listen.
 //
 // Run then loads the dump, starts the background loops (active expiry,
 // save rules, used_memory_peak) and serves until a signal or SHUTDOWN.
@@ -21,9 +24,9 @@
 //
 // Where a new part plugs in: a new shared service (users and ACL, an
 // append-only file, replication, metrics) is built in package services so
-// both front-ends and their tests receive it; a new listener (TLS ports, a
-// metrics port, the memcached binary protocol) is one more entry in
-// listeners below; a new background loop starts in Run next to the others.
+// both front-ends and their tests receive it; a new listener (a metrics
+// port, the memcached binary protocol) is one more entry in listeners
+// below; a new background loop starts in Run next to the others.
 package node
 
 import (
