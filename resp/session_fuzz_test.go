@@ -191,6 +191,7 @@ var fuzzSessionSeeds = []string{
 	"SET k\nGET\nUNKNOWNCMD a\nHSET h\nZADD z x y\nLRANGE l a b\nEXPIRE k 1 NX XX\nINCR\n\r\n",
 	"HELLO 3\nMULTI\nGET a\nHGETALL h\nEXEC\nHELLO 2\nHGETALL h\nQUIT\nPING",
 	"XADD s * a 1\nWAIT 0 0\nLATENCY LATEST\nCOMMAND COUNT\nCOMMAND INFO get\nCOMMAND GETKEYS SET a b\nINFO\nTIME\nLASTSAVE",
+	"CONFIG SET notify-keyspace-events KEA\nSET k v\nEXPIRE k 10\nLPUSH l a\nHELLO 3\nSUBSCRIBE c\nPUBLISH c m\nDEL k l",
 	"RESTORE k 0 \x00\x01a\x0b\x00\nSET k v\nDUMP k\nRESTORE k2 0 garbage\nOBJECT HELP",
 }
 
@@ -209,7 +210,15 @@ func fuzzSession(t *testing.T, in []byte, mode uint8) {
 			return
 		}
 		fe, eng := newFuzzFrontend(t)
-		p := servertest.NewPeer("127.0.0.1:6379")
+		// An observer in RESP2 sees every message and keyspace event:
+		// what is pushed to it must be RESP2 too.
+		po := servertest.NewWritePeer("127.0.0.1:6379", "")
+		obs := fe.NewSession(po).(*Client)
+		defer obs.Closed()
+		if _, out, _ := obs.Serve(encodeArgs([][]byte{[]byte("PSUBSCRIBE"), []byte("*")}), nil); !bytes.HasPrefix(out, []byte("*3\r\n")) {
+			t.Fatalf("PSUBSCRIBE: %q", out)
+		}
+		p := servertest.NewWritePeer("127.0.0.1:6379", "")
 		c := fe.NewSession(p).(*Client)
 		defer c.Closed()
 		cmds := splitFuzzCommands(in)
@@ -244,6 +253,12 @@ func fuzzSession(t *testing.T, in []byte, mode uint8) {
 				}
 			}
 		}
+		// Messages wait in an outbox until a woken client's next Serve.
+		_, pushed, _ := obs.Serve(nil, nil)
+		checkFuzzReplies(t, pushed, 2)
+		_, pushed, _ = c.Serve(nil, nil)
+		checkFuzzReplies(t, pushed, int(c.proto.Load()))
+		checkFuzzReplies(t, append(p.Written(), po.Written()...), 3)
 		// The server is not wedged: a fresh client gets its PONG.
 		p2 := servertest.NewPeer("127.0.0.1:6379")
 		c2 := fe.NewSession(p2).(*Client)
