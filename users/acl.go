@@ -450,7 +450,6 @@ func (s *Spec) Describe() string {
 // ACLDescribeSelectorCommandRules: +@all or -@all, then the categories
 // that fit best, one at a time, then single commands.
 func (s *Spec) CommandRules() string {
-	s.ensureBits()
 	additive := !s.Future
 	rules := "+@all"
 	if additive {

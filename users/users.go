@@ -236,7 +236,15 @@ func (s *Store) Delete(name string) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.users[name]
+	u, ok := s.users[name]
+	if ok {
+		// Connections still bound to it may run nothing more (Redis closes
+		// them; here every command but AUTH, HELLO, QUIT, RESET is refused).
+		sp := &Spec{cat: s.cat}
+		sp.ensureBits()
+		sp.seal()
+		u.spec.Store(sp)
+	}
 	delete(s.users, name)
 	return ok
 }
