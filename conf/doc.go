@@ -30,9 +30,16 @@
 //
 // A redis.conf can be reused: redis directives Tandem does not implement are
 // ignored with a warning when ignoring them is harmless (AOF and replication
-// tuning, defrag, syslog...), and refused when it is not (rename-command,
-// ACL users, replicaof, TLS, unix sockets, cluster-enabled yes, appendonly
-// yes, daemonize yes); see compat.go.
+// tuning, defrag, syslog...), and refused when it is not (ACL users,
+// replicaof, TLS, unix sockets, cluster-enabled yes, appendonly yes,
+// daemonize yes); see compat.go.
+//
+// rename-command <name> <new-name> is redis's, start-up only (no CONFIG
+// GET or SET), and memcached-rename-command is its memcached counterpart
+// (rename.go): conf keeps the renames in order with where each was given
+// (file lines, then the environment, then the flags; all accumulate),
+// and each front-end applies its own when it builds its command table,
+// reporting a refusal through CommandRename.Fail as a start-up error.
 //
 // # At run time
 //
@@ -57,7 +64,9 @@
 //   - appendonly and daemonize accept only "no".
 //   - Tandem's own directives: memcached-port, item-size-max (memcached -I;
 //     1mb is 1048576), memcached-max-line, memcached-max-pending-output,
-//     memcached-enable-shutdown (memcached -A), compression (none|s2|zstd), compression-min-size,
+//     memcached-enable-shutdown (memcached -A),
+//     memcached-disable-flush-all (memcached -F), memcached-rename-command,
+//     compression (none|s2|zstd), compression-min-size,
 //     compression-min-saving (percent, default 20), and
 //     redis 7.2's set-max-listpack-entries/-value.
 package conf

@@ -44,6 +44,27 @@
 //	touch                      expiry changed, TOUCHED
 //	flush_all                  deleted with the rest of database 0
 //
+// # What flush_all touches
+//
+// flush_all (cmd_admin.go) empties database 0, all of it: every key of
+// every type, Redis hashes, lists, sets, sorted sets and strings as much
+// as memcached items, as FLUSHDB on database 0 would. Databases 1 and up
+// are untouched. It publishes no keyspace notification (as FLUSHALL).
+// "flush_all <delay>" instead sets every key of database 0 existing then
+// to expire after the delay (an earlier expiry is kept); each then expires
+// as any key does, with its "expired" notification, and keys written
+// during the delay are kept. memcached-disable-flush-all refuses it as
+// memcached -F ("CLIENT_ERROR flush_all not allowed", counted in
+// cmd_flush), and memcached-rename-command can rename or remove it.
+//
+// # Renamed commands
+//
+// memcached-rename-command <name> <new-name> (rename.go), the memcached
+// port's counterpart of redis's rename-command, builds the front-end's own
+// copy of the command table at start: the command answers only under the
+// new name (case-sensitive, as every memcached name), the old one gets
+// ERROR, "" removes it. The table is immutable afterwards.
+//
 // # Keyspace notifications
 //
 // Writes publish, in database 0, the keyspace events (notify-keyspace-events)
