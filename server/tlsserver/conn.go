@@ -95,7 +95,9 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 func (c *conn) serveLoop() {
 	buf := make([]byte, readSize)
 	for {
-		if c.woken.Swap(false) {
+		// A Serve may wake the session again (a paused pipeline resumes
+		// so): serve until no Wake is left, then read.
+		for c.woken.Swap(false) {
 			if !c.serve(nil) {
 				return
 			}

@@ -1,0 +1,72 @@
+package tlsserver_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMemcachedPacedOverTLS: a memcached pipeline whose replies (20 MB)
+// pass memcached-max-pending-output pauses (server.Pauser) instead of
+// queueing them all, and resumes as the client reads: every reply
+// arrives, in order.
+func TestMemcachedPacedOverTLS(t *testing.T) {
+	td := startTandem(t, "--tls-auth-clients", "no", "--memcached-max-pending-output", "256kb")
+	c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.mtlsPort), td.pki.clientConfig(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	val := strings.Repeat("v", 100<<10)
+	const n = 200
+	req := "set big 0 0 " + strconv.Itoa(len(val)) + "\r\n" + val + "\r\n" + strings.Repeat("get big\r\n", n)
+	go func() { _, _ = c.Write([]byte(req)) }()
+	time.Sleep(200 * time.Millisecond) // the replies pile up unread
+	r := bufio.NewReaderSize(c, 1<<20)
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if line, err := r.ReadString('\n'); err != nil || line != "STORED\r\n" {
+		t.Fatalf("%q %v", line, err)
+	}
+	want := []byte("VALUE big 0 " + strconv.Itoa(len(val)) + "\r\n" + val + "\r\nEND\r\n")
+	got := make([]byte, len(want))
+	for i := 0; i < n; i++ {
+		if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("reply %d: %v (%q…)", i, err, got[:min(40, len(got))])
+		}
+	}
+}
+
+// TestRedisOutputLimitOverTLS: a Redis client over TLS that pipelines big
+// GETs and never reads is closed at client-output-buffer-limit, as on the
+// plain port.
+func TestRedisOutputLimitOverTLS(t *testing.T) {
+	td := startTandem(t, "--tls-auth-clients", "no", "--client-output-buffer-limit", "normal 1mb 0 0")
+	ctx := context.Background()
+	if err := td.redis(t, nil).Set(ctx, "big", strings.Repeat("x", 512<<10), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.tlsPort), td.pki.clientConfig(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := []byte(strings.Repeat("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n", 100)) // 50 MB of replies
+	_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, _ = c.Write(req)
+	time.Sleep(500 * time.Millisecond)
+	// Reading now: the connection ends well before 50 MB.
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	if n >= 100*(512<<10) {
+		t.Fatalf("read all %d bytes: the limit did not apply (err %v)", n, err)
+	}
+	if v, _ := td.redis(t, nil).Get(ctx, "big").Result(); len(v) != 512<<10 {
+		t.Fatal("the server is not serving after closing the client")
+	}
+}
