@@ -60,20 +60,24 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 		return
 	default:
 	}
+	// Counted from accept, as Redis and the loops do: connections still
+	// in their handshake are bounded by maxclients too.
+	srv := l.o.Server
+	id, admitted := srv.Admit()
+	if admitted {
+		defer srv.Leave()
+	}
 	_ = raw.SetDeadline(time.Now().Add(handshakeTimeout))
 	if err := tc.Handshake(); err != nil {
 		l.log.Debug("TLS handshake failed", "addr", raw.RemoteAddr().String(), "err", err)
 		return
 	}
-	_ = raw.SetDeadline(time.Time{})
-	srv := l.o.Server
-	id, ok := srv.Admit()
-	if !ok {
+	if !admitted {
 		_ = raw.SetWriteDeadline(time.Now().Add(time.Second))
 		_, _ = tc.Write(l.o.Frontend.RejectMessage())
 		return
 	}
-	defer srv.Leave()
+	_ = raw.SetDeadline(time.Time{})
 	c := &conn{l: l, raw: raw, tc: tc, id: id, local: raw.LocalAddr().String(), remote: raw.RemoteAddr().String(),
 		fd: fdOf(raw), kick: make(chan struct{}, 1), drained: make(chan struct{}, 1), done: make(chan struct{})}
 	c.lastRead.Store(time.Now().UnixNano())

@@ -20,9 +20,12 @@
 //
 // # How a request moves
 //
-// The accept loop hands each connection to its own goroutine, which runs
-// the handshake (under a deadline), admits it and creates the front-end's
-// session with a Peer of this package. Then it loops: read decrypted
+// The accept loop hands each connection to its own goroutine, which
+// counts it under maxclients (from accept on, so handshakes in progress
+// are bounded too), runs the handshake under a deadline and creates the
+// front-end's session with a Peer of this package; a connection over
+// maxclients gets the front-end's reject message once the handshake is
+// done. Then it loops: read decrypted
 // bytes, call Session.Serve(pending+read, out), queue the replies. Only
 // this goroutine calls Serve, so a session is never served concurrently,
 // as on an event loop. Bytes of an incomplete request are kept for the
