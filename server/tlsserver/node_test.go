@@ -370,3 +370,23 @@ func TestStartFailsOnBadCertificate(t *testing.T) {
 		t.Fatal("Run did not refuse the bad certificate")
 	}
 }
+
+// TestReloadAuthClients: CONFIG SET tls-auth-clients applies to the next
+// handshake.
+func TestReloadAuthClients(t *testing.T) {
+	td := startTandem(t) // yes
+	ctx := context.Background()
+	admin := td.redis(t, td.pki.clientConfig(t, "admin"))
+	if err := tryTLS(ctx, td.tlsPort, false, td.pki.clientConfig(t, "")); err == nil {
+		t.Fatal("a client without a certificate got in under tls-auth-clients yes")
+	}
+	if err := admin.ConfigSet(ctx, "tls-auth-clients", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tryTLS(ctx, td.tlsPort, false, td.pki.clientConfig(t, "")); err != nil {
+		t.Fatalf("after CONFIG SET tls-auth-clients no: %v", err)
+	}
+	if err := tryTLS(ctx, td.mtlsPort, true, td.pki.clientConfig(t, "")); err != nil {
+		t.Fatalf("memcached, after CONFIG SET tls-auth-clients no: %v", err)
+	}
+}
