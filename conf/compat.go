@@ -59,8 +59,6 @@ var ignoredDirectives = map[string]bool{
 
 // unsupportedDirectives fail start-up, with the reason shown.
 var unsupportedDirectives = map[string]string{
-	"user":            "ACL users are not supported by Tandem; use requirepass",
-	"aclfile":         "ACL files are not supported by Tandem; use requirepass",
 	"loadmodule":      "modules are not supported by Tandem",
 	"replicaof":       "replication is not supported by Tandem",
 	"slaveof":         "replication is not supported by Tandem",

@@ -32,6 +32,9 @@ type snapshot struct {
 	obuf    [numClientClasses]BufferLimit
 	renames []CommandRename // rename-command, memcached-rename-command (rename.go)
 	origin  [numDirectives]Origin
+
+	aclUsers []ACLUser // user lines (acl.go)
+	aclFile  string    // aclfile (acl.go)
 }
 
 // defaults is the snapshot of the table's defaults, built once.

@@ -81,7 +81,7 @@ func (ld *loader) renameDirective(name string, args []string, resplit bool, wher
 	case dirMemcachedRenameCommand:
 		port = PortMemcached
 	default:
-		return false, ""
+		return ld.aclDirective(name, args, resplit) // user, aclfile (acl.go)
 	}
 	if resplit && len(args) == 1 && args[0] != "" { // --rename-command "get g" or TANDEM_RENAME_COMMAND="get g"
 		words, ok := splitArgs(args[0])

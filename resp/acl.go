@@ -138,3 +138,19 @@ func (c *Client) aclLog(reason, object, username string) {
 	c.fe.users.Log(users.LogEntry{Reason: reason, Context: ctx, Object: object, Username: username,
 		ClientInfo: string(c.appendInfoLine(nil, now))}, now)
 }
+
+// bindUser makes u the user the client runs as (AUTH, HELLO AUTH, RESET,
+// a new connection). Only the loop writes it, under mu so that CLIENT
+// LIST on another loop reads it safely; the loop reads it without.
+func (c *Client) bindUser(u *users.User) {
+	c.mu.Lock()
+	c.user = u
+	c.mu.Unlock()
+}
+
+// boundUser is the client's user, for another client's CLIENT KILL USER.
+func (c *Client) boundUser() *users.User {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.user
+}

@@ -224,7 +224,7 @@ func cmdACLLog(c *Client, args [][]byte) {
 	switch len(args) {
 	case 2:
 	case 3:
-		if argIs(args[2], "reset") {
+		if argIs(args[2], "RESET") {
 			c.fe.users.ResetLog()
 			c.w.Status("OK")
 			return
@@ -292,6 +292,32 @@ func cmdACLDryRun(c *Client, args [][]byte) {
 	}
 }
 
-func cmdACLLoad(c *Client, _ [][]byte) { c.w.Error(errACLNoFile) }
+// cmdACLLoad is ACL LOAD: the aclfile replaces every user, or nothing
+// changes when a line is refused.
+func cmdACLLoad(c *Client, _ [][]byte) {
+	path := c.fe.cfg.ACLFile()
+	if path == "" {
+		c.w.Error(errACLNoFile)
+		return
+	}
+	if err := c.fe.users.LoadFile(path); err != nil {
+		c.w.Error("ERR " + mapNewlines(err.Error()))
+		return
+	}
+	c.w.Status("OK")
+}
 
-func cmdACLSave(c *Client, _ [][]byte) { c.w.Error(errACLNoFile) }
+// cmdACLSave is ACL SAVE: ACL LIST's lines written to the aclfile.
+func cmdACLSave(c *Client, _ [][]byte) {
+	path := c.fe.cfg.ACLFile()
+	if path == "" {
+		c.w.Error(errACLNoFile)
+		return
+	}
+	if err := c.fe.users.SaveFile(path); err != nil {
+		c.w.Error("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
+		c.fe.log.Error("ACL SAVE", "file", path, "err", err)
+		return
+	}
+	c.w.Status("OK")
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/users"
 )
 
 // clientSubcommands are CLIENT's subcommands. Arity, flags, since and
@@ -301,6 +302,7 @@ func cmdClientList(c *Client, args [][]byte) {
 func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	c.mu.Lock()
 	name, libName, libVer := c.name, c.libName, c.libVer
+	user := c.user.Name()
 	noEvict, noTouch := c.noEvict, c.noTouch
 	c.mu.Unlock()
 	nSub, nPSub, nSSub := c.pubsubCounts()
@@ -356,7 +358,7 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	field("tot-mem", "1024")
 	field("events", "r")
 	field("cmd", cmd)
-	field("user", defaultUser)
+	field("user", user)
 	field("redir", "-1")
 	field("resp", itoa(int64(c.proto.Load())))
 	field("lib-name", libName)
@@ -370,6 +372,7 @@ type killFilter struct {
 	typ         string // "" = any
 	id          uint64 // 0 = any
 	skipMe      bool
+	user        *users.User // nil = any
 }
 
 func (f *killFilter) matches(o, self *Client) bool {
@@ -378,7 +381,8 @@ func (f *killFilter) matches(o, self *Client) bool {
 		f.laddr != nil && o.peer.LocalAddr() != *f.laddr,
 		f.typ != "" && o.clientType() != f.typ,
 		f.id != 0 && o.id != f.id,
-		f.skipMe && o == self:
+		f.skipMe && o == self,
+		f.user != nil && o.boundUser() != f.user:
 		return false
 	}
 	return true
@@ -424,8 +428,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 				s := string(val)
 				f.laddr = &s
 			case argIs(opt, "USER"):
-				// Every client is the default user's.
-				if string(val) != defaultUser {
+				if f.user = c.fe.users.Lookup(string(val)); f.user == nil {
 					c.w.Error(fmt.Sprintf(ErrNoSuchUser, cutC(string(val), len(val))))
 					return
 				}

@@ -43,9 +43,9 @@ func cmdQuit(c *Client, _ [][]byte) {
 	c.closeAfter = true
 }
 
-// defaultUser is Redis's "default" user, whose password is requirepass. Until
-// Redis ACL binds each client to its own user, every client is the default
-// user's (CLIENT LIST user=, CLIENT KILL USER).
+// defaultUser is Redis's "default" user, whose password is requirepass and
+// whom AUTH <password> logs in as. A client runs as the user it
+// authenticated as (Client.user, acl.go).
 const defaultUser = users.DefaultName
 
 // checkPassword authenticates user/pass through the user store (package
@@ -59,7 +59,7 @@ func (c *Client) checkPassword(cmdName, user, pass []byte) bool {
 		c.aclLog("auth", string(cmdName), string(user)) // ACL LOG (object: the command as sent), as Redis's ACLAuthenticateUser
 		return false
 	}
-	c.user = u
+	c.bindUser(u)
 	c.setAuthenticated(true)
 	return true
 }
@@ -200,7 +200,7 @@ func cmdReset(c *Client, _ [][]byte) {
 	c.selectDB(0)
 	c.setProto(2)
 	c.setAuthenticated(!c.fe.users.AuthRequired())
-	c.user = c.fe.users.Default()
+	c.bindUser(c.fe.users.Default())
 	c.mu.Lock()
 	c.name = ""
 	c.noEvict = false

@@ -106,7 +106,7 @@ func New(o Options) *Frontend {
 		panic(err) // the binary checks with CheckRenames before building a node
 	}
 	f.table = table
-	svc.Users.SetCatalog(newACLCatalog(f.table)) // ACL rules name this table's commands (acl.go)
+	f.initACL() // the users store learns this table; config users and aclfile (acl_config.go)
 	f.started = o.Facts.StartTime
 	if f.started.IsZero() {
 		f.started = time.Now()

@@ -1,0 +1,58 @@
+package conf
+
+import "strings"
+
+// Redis ACL users in the configuration: "user <name> <rule>…" lines, as
+// redis.conf declares them, and "aclfile <path>". Both are start-up only
+// (no CONFIG GET or SET, as in redis). Rules are not checked here: they
+// name commands of the Redis front-end's table, so the user store (package
+// users) applies them when that table is built and refuses a bad line
+// there.
+
+const (
+	dirUser    = "user"
+	dirACLFile = "aclfile"
+)
+
+// ACLUser is one user line: the name and its rules, in order.
+type ACLUser struct {
+	Name  string
+	Rules []string
+}
+
+// ACLUsers returns the user lines in the order given (file lines, then
+// the environment, then the flags).
+func (c *Config) ACLUsers() []ACLUser { return c.load().aclUsers }
+
+// ACLFile is the aclfile path, "" when none is configured.
+func (c *Config) ACLFile() string { return c.load().aclFile }
+
+// aclDirective handles user and aclfile; handled is false for any other
+// name. resplit splits a single word (flags, the environment), as for
+// rename-command.
+func (ld *loader) aclDirective(name string, args []string, resplit bool) (handled bool, reason string) {
+	if name != dirUser && name != dirACLFile {
+		return false, ""
+	}
+	if resplit && len(args) == 1 && args[0] != "" {
+		words, ok := splitArgs(args[0])
+		if !ok {
+			return true, reasonUnbalanced
+		}
+		args = words
+	}
+	if name == dirACLFile {
+		if len(args) != 1 {
+			return true, reasonWrongArgs
+		}
+		ld.s.aclFile = args[0]
+		return true, ""
+	}
+	if len(args) < 1 || args[0] == "" || strings.ContainsAny(args[0], " \x00") {
+		return true, reasonBadDirective
+	}
+	u := ACLUser{Name: args[0], Rules: append([]string(nil), args[1:]...)}
+	// Never append into a slice another snapshot may share.
+	ld.s.aclUsers = append(append(make([]ACLUser, 0, len(ld.s.aclUsers)+1), ld.s.aclUsers...), u)
+	return true, ""
+}

@@ -1,0 +1,20 @@
+package resp
+
+// initACL gives the users store this front-end's command table, the one
+// ACL rules name, then applies the configuration's users: each "user"
+// line as Redis's ACLLoadConfiguredUsers does (reset, then its rules),
+// then the aclfile, which replaces them all. A refused line is logged and
+// leaves its user out, so nobody can log in as it; Tandem starts anyway.
+func (f *Frontend) initACL() {
+	f.users.SetCatalog(newACLCatalog(f.table))
+	for _, u := range f.cfg.ACLUsers() {
+		if err := f.users.SetUser(u.Name, append([]string{"reset"}, u.Rules...)...); err != nil && f.log != nil {
+			f.log.Error("ACL: user line refused", "user", u.Name, "err", err)
+		}
+	}
+	if path := f.cfg.ACLFile(); path != "" {
+		if err := f.users.LoadFile(path); err != nil && f.log != nil {
+			f.log.Error("ACL: aclfile not loaded", "file", path, "err", err)
+		}
+	}
+}
