@@ -2,7 +2,8 @@
 // passwords. Both front-ends authenticate through it — Redis AUTH and
 // HELLO … AUTH, memcached's text-protocol login (the auth-file scheme of
 // memcached 1.6) — and so will binary-protocol SASL, the metrics
-// endpoint's credentials and Redis ACL.
+// endpoint's credentials, and Redis ACL's rules (ACL SETUSER, the user
+// and aclfile directives) for both front-ends.
 //
 // # The default user
 //
@@ -33,16 +34,34 @@
 //     attempt leaves the connection as it was.
 //
 // A *User is a stable identity: the store changes a user by publishing a
-// new immutable Spec in it (Set), so a connection bound to it sees a
-// change at its next check without holding any lock, and a pointer taken
-// at login stays the same user. Redis ACL's command categories and key
-// patterns are meant to be added to Spec, and checked against the bound
-// *User from the command tables' categories and key positions.
+// new immutable Spec in it (Set, SetUser), so a connection bound to it sees
+// a change at its next check without holding any lock, and a pointer taken
+// at login stays the same user. A deleted user's Spec becomes one that
+// allows nothing, so its connections can run nothing more.
+//
+// # Redis ACL
+//
+// A Spec also holds Redis 7.0's ACL rules (acl.go): flags (on/off, nopass,
+// sanitize-payload), passwords, a permission bitmap over the command
+// Catalog (catalog.go; the Redis front-end builds it from its command
+// table, names and categories, and hands it over with SetCatalog), key
+// patterns (~, %R~, %W~, allkeys) and channel patterns (&, allchannels).
+// Store.SetUser applies ACL SETUSER's operations to a copy and publishes
+// it only if all are accepted (*RuleError carries Redis's text otherwise).
+// Spec.Describe and CommandRules print a user as ACL LIST does, derived
+// from the bitmap with Redis 7.0's category fitting. The front-ends check
+// a command with CanRun/CanRunNamed (memcached commands, which are not in
+// the catalog, with CanRunCategories: only category rules apply), each key
+// with KeyAllowed and each channel with ChannelAllowed; Unrestricted lets
+// them skip all of it for a user who may do everything. Denials and failed
+// logins go to the ACL log (log.go), grouped as Redis 7.0 groups them.
+// LoadFile and SaveFile read and write an aclfile (file.go).
 //
 // # Concurrency
 //
 // Everything is safe for concurrent use: connections on many event loops
 // authenticate at once while CONFIG SET changes the default password. The
-// user table is behind a read-write mutex (writers are rare); a user's
-// Spec is an atomic pointer, read without locks.
+// user table and the catalog are behind a read-write mutex (writers are
+// rare); a user's Spec is an atomic pointer, read without locks; the ACL
+// log has its own mutex, never held with the table's.
 package users
