@@ -154,3 +154,37 @@ func (c *Client) boundUser() *users.User {
 	defer c.mu.Unlock()
 	return c.user
 }
+
+// Refusals of redis.call by the caller's ACL rules, redis 7.0's
+// scriptVerifyACL texts, before the "ERR " the script adds.
+const (
+	errScriptNoPermCommand = "The user executing the script can't run this command or subcommand"
+	errScriptNoPermKey     = "The user executing the script can't access at least one of the keys mentioned in the command arguments"
+	errScriptNoPermChannel = "The user executing the script can't publish to the channel mentioned in the command"
+)
+
+// scriptACLDenied checks a command a script of this client calls against
+// the client's user, logging a denial with context "lua".
+func (c *Client) scriptACLDenied(cmd *Command, args [][]byte) string {
+	if c.user == nil {
+		return ""
+	}
+	sp := c.user.ACL()
+	if sp.Unrestricted() {
+		return ""
+	}
+	d := aclCheck(sp, cmd, args)
+	if d.reason == "" {
+		return ""
+	}
+	now := time.Now()
+	c.fe.users.Log(users.LogEntry{Reason: d.reason, Context: "lua", Object: d.object, Username: c.user.Name(),
+		ClientInfo: string(c.appendInfoLine(nil, now))}, now)
+	switch d.reason {
+	case "command":
+		return errScriptNoPermCommand
+	case "key":
+		return errScriptNoPermKey
+	}
+	return errScriptNoPermChannel
+}

@@ -283,6 +283,9 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	if cmd.Flags&FlagNoScript != 0 {
 		return refuse(errScriptNoScript)
 	}
+	if msg := h.caller.scriptACLDenied(cmd, args); msg != "" { // the caller's user (acl.go)
+		return refuse(msg)
+	}
 	if h.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
 		return refuse(errScriptReadOnly)
 	}
