@@ -1,9 +1,9 @@
 // Package users is Tandem's one store of users: who may log in, with which
 // passwords. Both front-ends authenticate through it — Redis AUTH and
 // HELLO … AUTH, memcached's text-protocol login (the auth-file scheme of
-// memcached 1.6) — and so will binary-protocol SASL, the metrics
-// endpoint's credentials, and Redis ACL's rules (ACL SETUSER, the user
-// and aclfile directives) for both front-ends.
+// memcached 1.6) — and so will binary-protocol SASL and the metrics
+// endpoint's credentials. Redis ACL's rules (ACL SETUSER, the user and
+// aclfile directives) live here too and bind both front-ends.
 //
 // # The default user
 //

@@ -79,8 +79,7 @@ func (s *Store) LoadText(name, text string) error {
 		sp.seal()
 		u.spec.Store(sp)
 	}
-	s.def = s.users[DefaultName]
-	return nil
+	return nil // s.def is unchanged: the default user is never removed, only respecified
 }
 
 // SaveFile writes every user's ACL LIST line to path, through a temporary
