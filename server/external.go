@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"runtime/debug"
+	"time"
 )
 
 // Connections served outside the event loops. gnet has no TLS, so the TLS
@@ -43,4 +44,21 @@ func (s *Server) Safely(id uint64, remote string, fn func()) (ok bool) {
 	}()
 	fn()
 	return true
+}
+
+// AccountBuffers adds delta bytes to what the connections' buffers hold
+// (ClientBuffers.Total) and notes a connection's query buffer (input) and
+// queued output for the recent maxima; a connection served off the loops
+// reports its buffers' changes so, and removes what it holds when it ends.
+func (s *Server) AccountBuffers(delta, input, output int64) {
+	if delta != 0 {
+		s.bufs.total.Add(delta)
+	}
+	now := time.Now()
+	if input > 0 {
+		s.bufs.input.note(input, now)
+	}
+	if output > 0 {
+		s.bufs.output.note(output, now)
+	}
 }

@@ -41,6 +41,9 @@ type conn struct {
 
 	paced, pauseAsked bool
 	resumeBelow       int
+	// This connection's share of the server's ClientBuffers total: its
+	// buffers (serving goroutine) and its queued output (anyone).
+	heldBufs, heldQueue atomic.Int64
 
 	mu       sync.Mutex
 	queue    []byte // replies and messages the writer has not taken yet
@@ -92,7 +95,26 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 	_ = raw.Close()
 	close(c.done)
 	l.conns.Delete(c)
+	srv.AccountBuffers(-c.heldBufs.Swap(0)-c.heldQueue.Swap(0), 0, 0)
 	srv.Safely(id, c.remote, c.sess.Closed)
+}
+
+// account brings the connection's share of the server's buffer total up
+// to date (INFO mem_clients_normal): query and reply buffers at their
+// capacity, and the queued output. On the serving goroutine.
+func (c *conn) account(input int) {
+	bufs := int64(cap(c.pending) + cap(c.out))
+	c.l.o.Server.AccountBuffers(bufs-c.heldBufs.Swap(bufs), int64(input), 0)
+	c.accountQueue()
+}
+
+// accountQueue updates the queued output's share; from any goroutine (the
+// sweep refreshes it for connections that are not served, e.g. pub/sub
+// subscribers): swapped deltas add up to the last value whatever the
+// interleaving.
+func (c *conn) accountQueue() {
+	q := int64(c.OutboundBuffered())
+	c.l.o.Server.AccountBuffers(q-c.heldQueue.Swap(q), 0, q)
 }
 
 // serveLoop reads and serves until the connection fails or is closed.
@@ -141,6 +163,7 @@ func (c *conn) serve(data []byte) bool {
 	ok := srv.Safely(c.id, c.remote, func() {
 		n, c.out, closeAfter = c.sess.Serve(data, c.out[:0])
 	})
+	defer c.account(max(cap(c.pending), len(data)))
 	if !ok || n < 0 || n > len(data) {
 		return false
 	}

@@ -70,3 +70,35 @@ func TestRedisOutputLimitOverTLS(t *testing.T) {
 		t.Fatal("the server is not serving after closing the client")
 	}
 }
+
+// TestClientBuffersCountTLS: a TLS connection's query buffer is in INFO's
+// mem_clients_normal, and leaves it when the connection closes.
+func TestClientBuffersCountTLS(t *testing.T) {
+	td := startTandem(t, "--tls-auth-clients", "no")
+	ctx := context.Background()
+	plain := td.redis(t, nil)
+	memClients := func() int {
+		info, err := plain.Info(ctx, "memory").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "mem_clients_normal:"); ok {
+				n, _ := strconv.Atoi(v)
+				return n
+			}
+		}
+		t.Fatal("no mem_clients_normal in INFO memory")
+		return 0
+	}
+	base := memClients()
+	c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.tlsPort), td.pki.clientConfig(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An incomplete SET of 4 MB, 2 MB of it sent.
+	_, _ = c.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$4194304\r\n" + strings.Repeat("x", 2<<20)))
+	eventually(t, "the query buffer in mem_clients_normal", func() bool { return memClients() >= base+2<<20 })
+	c.Close()
+	eventually(t, "the buffer to leave mem_clients_normal", func() bool { return memClients() < base+1<<20 })
+}

@@ -119,7 +119,8 @@ func (l *Listener) accept(ln net.Listener) {
 	}
 }
 
-// sweep closes idle connections once a second, as the loops' OnTick.
+// sweep closes idle connections once a second and refreshes the
+// accounting of queued output, as the loops' OnTick.
 func (l *Listener) sweep() {
 	defer l.wg.Done()
 	t := time.NewTicker(time.Second)
@@ -131,12 +132,10 @@ func (l *Listener) sweep() {
 		case <-t.C:
 		}
 		idle := l.o.Server.Limits().IdleTimeout
-		if idle <= 0 {
-			continue
-		}
 		l.conns.Range(func(k, _ any) bool {
 			c := k.(*conn)
-			if c.Idle() <= idle {
+			c.accountQueue() // AsyncWrite may have queued, the writer drained
+			if idle <= 0 || c.Idle() <= idle {
 				return true
 			}
 			if ex, ok := c.sess.(interface{ IdleExempt() bool }); ok && ex.IdleExempt() {
