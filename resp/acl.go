@@ -118,6 +118,10 @@ func (c *Client) aclDenied(cmd *Command, args [][]byte) string {
 		return ""
 	}
 	c.lastCmd.Store(cmd) // CLIENT INFO's cmd= in the entry is the refused command, as in Redis
+	if c.inExclusive { // EXEC runs its queue: the rules changed since it was queued
+		c.aclLogContext(d.reason, d.object, c.user.Name(), "multi")
+		return errNoPermExec + execReasons[d.reason]
+	}
 	c.aclLog(d.reason, d.object, c.user.Name())
 	switch d.reason {
 	case "command":
@@ -128,12 +132,27 @@ func (c *Client) aclDenied(cmd *Command, args [][]byte) string {
 	return errNoPermChannel
 }
 
+// errNoPermExec and execReasons are redis 7.0's execCommand refusal of a
+// queued command the user may no longer run.
+const errNoPermExec = "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: "
+
+var execReasons = map[string]string{
+	"command": "no permission to execute the command or subcommand",
+	"key":     "no permission to touch the specified keys",
+	"channel": "no permission to access one of the channels used as arguments",
+}
+
 // aclLog adds an ACL LOG entry for this client.
 func (c *Client) aclLog(reason, object, username string) {
 	ctx := "toplevel"
 	if c.tx != nil {
 		ctx = "multi"
 	}
+	c.aclLogContext(reason, object, username, ctx)
+}
+
+// aclLogContext adds an ACL LOG entry with the given context.
+func (c *Client) aclLogContext(reason, object, username, ctx string) {
 	now := time.Now()
 	c.fe.users.Log(users.LogEntry{Reason: reason, Context: ctx, Object: object, Username: username,
 		ClientInfo: string(c.appendInfoLine(nil, now))}, now)

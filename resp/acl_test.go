@@ -99,3 +99,20 @@ func TestACLLog(t *testing.T) {
 	c.expect("+OK\r\n", "ACL", "LOG", "RESET")
 	c.expect("*0\r\n", "ACL", "LOG")
 }
+
+// Rules that change between MULTI's queueing and EXEC refuse the queued
+// command at EXEC with redis 7.0's text.
+func TestACLChangedBeforeExec(t *testing.T) {
+	env := newTestEnv(t)
+	admin, c := env.client(), env.client()
+	admin.expect("+OK\r\n", "ACL", "SETUSER", "mx", "on", "nopass", "~*", "+@all")
+	c.expect("+OK\r\n", "AUTH", "mx", "x")
+	c.expect("+OK\r\n", "MULTI")
+	c.expect("+QUEUED\r\n", "GET", "k")
+	c.expect("+QUEUED\r\n", "SET", "x:1", "v")
+	admin.expect("+OK\r\n", "ACL", "SETUSER", "mx", "-get", "resetkeys", "~k")
+	c.expect("*2\r\n-"+errNoPermExec+"no permission to execute the command or subcommand\r\n-"+errNoPermExec+"no permission to touch the specified keys\r\n", "EXEC")
+	if e := env.fe.users.LogEntries(1); len(e) != 1 || e[0].Context != "multi" || e[0].Object != "x:1" {
+		t.Fatalf("ACL LOG %+v", e)
+	}
+}
