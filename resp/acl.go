@@ -118,7 +118,7 @@ func (c *Client) aclDenied(cmd *Command, args [][]byte) string {
 		return ""
 	}
 	c.lastCmd.Store(cmd) // CLIENT INFO's cmd= in the entry is the refused command, as in Redis
-	if c.inExclusive { // EXEC runs its queue: the rules changed since it was queued
+	if c.inExclusive {   // EXEC runs its queue: the rules changed since it was queued
 		c.aclLogContext(d.reason, d.object, c.user.Name(), "multi")
 		return errNoPermExec + execReasons[d.reason]
 	}
