@@ -45,6 +45,11 @@ var luaStrings = []string{`""`, `"a"`, `"hello"`, `"%d"`, `"%s|%5.2f"`, `"\0\1\2
 	`"[a-"`, `"{\"a\":[1,2,{\"b\":null}]}"`, `"[1,2"`, `"\147\1\2\3"`, `"\222\0\1"`, `">i2 <I4"`, `"!8 d"`, `"c3 s"`,
 	`"12"`, `"-0x10"`, `"1e308"`, `"nan"`, `"ÿé"`, `"\r\n"`, `"KEYS"`, `"_G"`, `"string"`, `"__index"`}
 
+// luaPatterns have no unanchored repetition, so matching is linear in
+// the subject.
+var luaPatterns = []string{`"a"`, `"%d"`, `"(%a)"`, `"a.b"`, `"^h%a*"`, `"^(%d+)"`, `"[%w_]"`, `"o$"`, `"%"`, `"[a-"`,
+	`"(()"`, `"%f[%a]"`, `"(h)(e)"`, `"%z"`, `"[^%s]"`, `"%1"`, `"^.-$"`, `"%x%x"`}
+
 var luaNumbers = []string{"0", "1", "-1", "2", "3", "7", "31", "32", "64", "100", "1000", "-1000", "2147483647", "-2147483648",
 	"4294967296", "1e308", "-1e308", "0.5", "(0/0)", "(1/0)", "(-1/0)", "1e15", "2^53", "-0"}
 
@@ -56,12 +61,24 @@ func (g *luaGen) expr() {
 		g.atom()
 		return
 	}
-	switch g.byte() % 20 {
+	switch g.byte() % 21 {
 	case 0, 1, 2:
 		g.atom()
 	case 3:
-		g.call(g.pick([]string{"string.rep", "string.sub", "string.byte", "string.format", "string.find", "string.match",
-			"string.gsub", "string.upper", "string.lower", "string.len", "string.reverse", "string.char"}), 1+g.byte()%3)
+		g.call(g.pick([]string{"string.rep", "string.sub", "string.byte", "string.format",
+			"string.upper", "string.lower", "string.len", "string.reverse", "string.char"}), 1+g.byte()%3)
+	case 20:
+		// Patterns come from a list: a backtracking pattern is not
+		// stopped by SCRIPT KILL (docs/fuzzing.md), so a generated one
+		// could run for minutes.
+		g.b.WriteString(g.pick([]string{"string.find", "string.match", "string.gsub", "string.gmatch"}) + "(")
+		g.expr()
+		g.b.WriteString(", " + g.pick(luaPatterns))
+		if g.byte()%2 == 0 {
+			g.b.WriteString(", ")
+			g.atom()
+		}
+		g.b.WriteString(")")
 	case 4:
 		g.call(g.pick([]string{"table.concat", "table.insert", "table.remove", "table.sort", "table.getn", "table.maxn", "unpack", "select", "#"}), 1+g.byte()%3)
 	case 5:
@@ -203,8 +220,7 @@ func (g *luaGen) stmt(nest int) {
 	case c == 6:
 		g.b.WriteString("for w in string.gmatch(")
 		g.atom()
-		g.b.WriteString(", ")
-		g.atom()
+		g.b.WriteString(", " + g.pick(luaPatterns))
 		g.b.WriteString(") do local r = w end")
 	default:
 		g.b.WriteString("local r = ")
@@ -314,7 +330,7 @@ func FuzzLuaSandbox(f *testing.F) {
 		killer := time.AfterFunc(5*time.Second, func() { e.Kill(true) })
 		start := time.Now()
 		e.RunScript(s, &Run{Host: h, Keys: [][]byte{[]byte("k")}, Args: [][]byte{[]byte("a")},
-			MaxString: 1 << 20, MemoryLimit: 64 << 20}, w, nil)
+			MaxString: 4096, MemoryLimit: 64 << 20}, w, nil)
 		killer.Stop()
 		h.calls, h.logs = h.calls[:0], h.logs[:0]
 		return w.b.String(), time.Since(start)
