@@ -49,6 +49,7 @@ type conn struct {
 	queue    []byte // replies and messages the writer has not taken yet
 	spare    []byte // the writer's last buffer, for reuse
 	inflight int    // bytes the writer is writing
+	gone     bool   // ended: its accounting is removed
 	kick     chan struct{}
 	drained  chan struct{} // the writer finished a write
 	done     chan struct{} // closed when the connection is gone
@@ -58,8 +59,10 @@ type conn struct {
 func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 	defer l.wg.Done()
 	defer raw.Close()
+	l.handshaking.Store(raw, struct{}{})
 	select {
-	case <-l.done:
+	case <-l.done: // Stop closes what it finds in handshaking, or this sees it
+		l.handshaking.Delete(raw)
 		return
 	default:
 	}
@@ -71,7 +74,9 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 		defer srv.Leave()
 	}
 	_ = raw.SetDeadline(time.Now().Add(handshakeTimeout))
-	if err := tc.Handshake(); err != nil {
+	err := tc.Handshake()
+	l.handshaking.Delete(raw)
+	if err != nil {
 		l.log.Debug("TLS handshake failed", "addr", raw.RemoteAddr().String(), "err", err)
 		return
 	}
@@ -89,13 +94,22 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 	}
 	_, c.paced = c.sess.(server.OutputPacer)
 	l.conns.Store(c, struct{}{})
+	select {
+	case <-l.done: // Stop ran its Range before the Store
+		c.Close()
+	default:
+	}
 	go c.writer()
 	c.serveLoop()
 	c.closing.Store(true)
 	_ = raw.Close()
 	close(c.done)
 	l.conns.Delete(c)
-	srv.AccountBuffers(-c.heldBufs.Swap(0)-c.heldQueue.Swap(0), 0, 0)
+	c.mu.Lock()
+	c.gone = true // no accountQueue after this one
+	queued := c.heldQueue.Swap(0)
+	c.mu.Unlock()
+	srv.AccountBuffers(-c.heldBufs.Swap(0)-queued, 0, 0)
 	srv.Safely(id, c.remote, c.sess.Closed)
 }
 
@@ -113,8 +127,15 @@ func (c *conn) account(input int) {
 // subscribers): swapped deltas add up to the last value whatever the
 // interleaving.
 func (c *conn) accountQueue() {
-	q := int64(c.OutboundBuffered())
-	c.l.o.Server.AccountBuffers(q-c.heldQueue.Swap(q), 0, q)
+	c.mu.Lock()
+	if c.gone {
+		c.mu.Unlock()
+		return
+	}
+	q := int64(len(c.queue) + c.inflight)
+	d := q - c.heldQueue.Swap(q)
+	c.mu.Unlock()
+	c.l.o.Server.AccountBuffers(d, 0, q)
 }
 
 // serveLoop reads and serves until the connection fails or is closed.
@@ -192,6 +213,8 @@ func (c *conn) serve(data []byte) bool {
 		if cap(c.pending) > 64<<10 {
 			c.pending = nil
 		}
+	case n == 0 && len(c.pending) > 0:
+		// Nothing consumed: the pending bytes stay where they are.
 	case len(c.pending) > 0:
 		c.pending = c.pending[:copy(c.pending, rest)]
 	default:

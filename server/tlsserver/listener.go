@@ -34,9 +34,12 @@ type Listener struct {
 	log   *slog.Logger
 	lns   []net.Listener
 	conns sync.Map // *conn → struct{}
-	wg    sync.WaitGroup
-	done  chan struct{}
-	once  sync.Once
+	// handshaking are the connections in their handshake (net.Conn →
+	// struct{}), which Stop closes too.
+	handshaking sync.Map
+	wg          sync.WaitGroup
+	done        chan struct{}
+	once        sync.Once
 }
 
 // Listen binds every address; Serve then accepts.
@@ -158,6 +161,10 @@ func (l *Listener) Stop(ctx context.Context) error {
 	})
 	l.conns.Range(func(k, _ any) bool {
 		k.(*conn).Close()
+		return true
+	})
+	l.handshaking.Range(func(k, _ any) bool {
+		_ = k.(net.Conn).Close()
 		return true
 	})
 	waited := make(chan struct{})

@@ -87,7 +87,8 @@ func (td *tandem) redis(t testing.TB, tlsCfg *tls.Config) *redis.Client {
 	if tlsCfg != nil {
 		port = td.tlsPort
 	}
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), TLSConfig: tlsCfg, MaxRetries: -1, Protocol: 2})
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), TLSConfig: tlsCfg, MaxRetries: -1, Protocol: 2,
+		ReadTimeout: 20 * time.Second, WriteTimeout: 20 * time.Second, DialTimeout: 20 * time.Second})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -128,6 +129,7 @@ func TestRedisOverTLS(t *testing.T) {
 	}
 
 	mc := memcache.New("127.0.0.1:" + strconv.Itoa(td.mtlsPort))
+	mc.Timeout = 20 * time.Second // handshakes under -race on a busy machine
 	mc.DialContext = (&tls.Dialer{Config: td.pki.clientConfig(t, "")}).DialContext
 	it, err := mc.Get("k")
 	if err != nil || string(it.Value) != "over tls" {
@@ -260,11 +262,12 @@ func TestMutualTLS(t *testing.T) {
 func tryTLS(ctx context.Context, port int, memcached bool, cfg *tls.Config) error {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	if !memcached {
-		c := redis.NewClient(&redis.Options{Addr: addr, TLSConfig: cfg, MaxRetries: -1, Protocol: 2, DialTimeout: 2 * time.Second})
+		c := redis.NewClient(&redis.Options{Addr: addr, TLSConfig: cfg, MaxRetries: -1, Protocol: 2, DialTimeout: 20 * time.Second, ReadTimeout: 20 * time.Second})
 		defer c.Close()
 		return c.Ping(ctx).Err()
 	}
 	mc := memcache.New(addr)
+	mc.Timeout = 20 * time.Second
 	mc.DialContext = (&tls.Dialer{Config: cfg}).DialContext
 	if err := mc.Set(&memcache.Item{Key: "probe", Value: []byte("1")}); err != nil {
 		return err
