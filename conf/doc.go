@@ -55,14 +55,20 @@
 //
 // # Where Tandem differs from redis 7.0
 //
-//   - port, bind and memcached-port are immutable (redis can rebind).
+//   - port, bind, memcached-port, tls-port and memcached-tls-port are
+//     immutable (redis can rebind).
+//   - TLS is Go's crypto/tls (tls.go): tls-protocols must be a contiguous
+//     range, tls-ciphers takes the TLS 1.2 suites Go implements (OpenSSL
+//     or IANA names), tls-ciphersuites only the full TLS 1.3 list,
+//     tls-prefer-server-ciphers has no effect; a TLS port needs
+//     tls-cert-file and tls-key-file at start.
 //   - Defaults: bind 127.0.0.1, dir ./data, save 3600 1 300 100 60 10000.
 //     maxmemory 0 means "not configured"; cmd/tandem may then choose a safe
 //     share of memory (check Origin("maxmemory") == FromDefault).
 //   - dir is not a chdir, and CONFIG GET shows it as configured.
 //   - Memory values must fit an int64 (redis wraps around silently).
 //   - appendonly and daemonize accept only "no".
-//   - Tandem's own directives: memcached-port, item-size-max (memcached -I;
+//   - Tandem's own directives: memcached-port, memcached-tls-port, item-size-max (memcached -I;
 //     1mb is 1048576), memcached-max-line, memcached-max-pending-output,
 //     memcached-enable-shutdown (memcached -A),
 //     memcached-disable-flush-all (memcached -F), memcached-rename-command,
