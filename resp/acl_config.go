@@ -8,7 +8,11 @@ package resp
 func (f *Frontend) initACL() {
 	f.users.SetCatalog(newACLCatalog(f.table))
 	for _, u := range f.cfg.ACLUsers() {
-		if err := f.users.SetUser(u.Name, append([]string{"reset"}, u.Rules...)...); err != nil && f.log != nil {
+		rules := u.Rules
+		if f.users.Lookup(u.Name) != nil { // the default user: reset first, as Redis
+			rules = append([]string{"reset"}, rules...)
+		}
+		if err := f.users.SetUser(u.Name, rules...); err != nil && f.log != nil {
 			f.log.Error("ACL: user line refused", "user", u.Name, "err", err)
 		}
 	}
