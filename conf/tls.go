@@ -145,7 +145,8 @@ func checkTLSCiphersuites(s string) string {
 }
 
 // validateTLS checks the TLS directives as a whole: distinct ports, and a
-// certificate and key when a TLS port is set.
+// certificate and key when a TLS port is set. (port 0 with a TLS port
+// serves TLS only, as Redis.)
 func validateTLS(s *snapshot) string {
 	tp, mtp := s.num[dTLSPort], s.num[dMemcachedTLSPort]
 	for _, p := range []int64{tp, mtp} {

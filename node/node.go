@@ -93,7 +93,8 @@ func New(o Options) *Node {
 	mem := setupMemory(cfg, log, o.Environ, root)
 	n.Services = services.New(services.Options{Config: cfg, Logger: log, ProcessMemory: mem.apply})
 
-	n.Server = server.New(server.Options{Logger: log, Multicore: true, Limits: limitsOf(cfg)})
+	n.Server = server.New(server.Options{Logger: log, Multicore: true, Limits: limitsOf(cfg),
+		NoPlainListeners: cfg.Port() == 0 && cfg.MemcachedPort() == 0 && (cfg.TLSPort() > 0 || cfg.MemcachedTLSPort() > 0)}) // TLS ports only
 	followLimits(n.Server, cfg)
 
 	facts := resp.ServerFacts{
@@ -110,7 +111,10 @@ func New(o Options) *Node {
 	n.Redis = resp.New(resp.Options{Services: n.Services, Facts: facts, ClientBuffers: n.Server.ClientBuffers,
 		Shutdown: func() { n.stopOnce.Do(func() { close(n.stopNoSave) }) }})
 
-	listeners := []server.Listener{{Addrs: addrs(cfg, cfg.Port()), Frontend: n.Redis}}
+	var listeners []server.Listener
+	if cfg.Port() > 0 { // port 0: TLS only, as Redis
+		listeners = append(listeners, server.Listener{Addrs: addrs(cfg, cfg.Port()), Frontend: n.Redis})
+	}
 	if p := cfg.MemcachedPort(); p > 0 || cfg.MemcachedTLSPort() > 0 {
 		n.Memcached = memproto.New(memproto.Options{Services: n.Services, Version: memcachedVersion(o.Version)})
 		if p > 0 {

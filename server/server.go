@@ -79,6 +79,10 @@ type Options struct {
 	Limits    Limits
 	Logger    *slog.Logger
 	Multicore bool
+	// NoPlainListeners lets Run serve no listener at all, waiting for
+	// Stop: the TLS ports (package server/tlsserver) are then the only
+	// ones.
+	NoPlainListeners bool
 }
 
 // Server runs the event loops.
@@ -100,11 +104,13 @@ type Server struct {
 	heap     heapGuard   // back-pressure on the Go memory limit (heapguard.go)
 	drains   drainWatch  // paused connections (pacing.go)
 	done     chan struct{}
+	// stopNoLoops is closed by Stop when Run serves no listener.
+	stopNoLoops chan struct{}
 }
 
 // New returns a server; Run starts it.
 func New(o Options) *Server {
-	s := &Server{opts: o, byAddr: map[string]Frontend{}, ready: make(chan struct{}), done: make(chan struct{}), log: o.Logger}
+	s := &Server{opts: o, byAddr: map[string]Frontend{}, ready: make(chan struct{}), done: make(chan struct{}), stopNoLoops: make(chan struct{}), log: o.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -151,7 +157,15 @@ func (s *Server) Run() error {
 		}
 	}
 	if len(addrs) == 0 {
-		return errors.New("no listener configured")
+		if !s.opts.NoPlainListeners {
+			return errors.New("no listener configured")
+		}
+		// Only TLS ports (port 0, memcached-port 0): no loop to run, but
+		// the server still counts and limits the TLS clients.
+		s.once.Do(func() { close(s.ready) })
+		<-s.stopNoLoops
+		close(s.done)
+		return nil
 	}
 	// gnet reports a port it cannot bind as "setsockopt: bad file
 	// descriptor"; trying each address first gives the real reason.
@@ -185,6 +199,10 @@ func (s *Server) Stop(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if s.readyErr != nil || !s.stopping.CompareAndSwap(false, true) {
+		return nil
+	}
+	if s.eng == (gnet.Engine{}) {
+		close(s.stopNoLoops) // Run serves no plain listener
 		return nil
 	}
 	return s.eng.Stop(ctx)

@@ -393,3 +393,20 @@ func TestReloadAuthClients(t *testing.T) {
 		t.Fatalf("memcached, after CONFIG SET tls-auth-clients no: %v", err)
 	}
 }
+
+// TestTLSOnly: port 0 and memcached-port 0 with TLS ports serve TLS only,
+// as Redis's "port 0" with tls-port; the node still stops cleanly.
+func TestTLSOnly(t *testing.T) {
+	td := startTandem(t, "--tls-auth-clients", "no", "--port", "0", "--memcached-port", "0")
+	ctx := context.Background()
+	if err := td.redis(t, td.pki.clientConfig(t, "")).Set(ctx, "only", "tls", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tryTLS(ctx, td.mtlsPort, true, td.pki.clientConfig(t, "")); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.port)); err == nil {
+		c.Close()
+		t.Fatal("the plain port listens with port 0")
+	}
+}
