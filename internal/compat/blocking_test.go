@@ -286,7 +286,9 @@ func TestBlockingTimeoutAccuracy(t *testing.T) {
 				t.Errorf("%s %v: reply %q", addr, args, rep.raw)
 			}
 			wantD := time.Duration(want * float64(time.Second))
-			if d := elapsed - wantD; d < 0 || d > time.Second { // never early; late only by scheduling
+			// Never early is the check; late only by scheduling, which on 2
+			// cores loaded by parallel test runs reached 1.5 s.
+			if d := elapsed - wantD; d < 0 || d > 5*time.Second {
 				t.Errorf("%s %v: timed out after %v, want %v (never early)", addr, args, elapsed, wantD)
 			}
 		}

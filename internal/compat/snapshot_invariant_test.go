@@ -388,7 +388,10 @@ func bgsaveAndWait(ctx context.Context, c *redis.Client) error {
 		return err
 	}
 	saves0, _ := strconv.Atoi(info["rdb_saves"])
-	deadline := time.Now().Add(30 * time.Second)
+	// A hang guard: the saver runs at nice 19, and on 2 cores loaded by
+	// parallel test runs one dump took 18 s.
+	const saveDeadline = 2 * time.Minute
+	deadline := time.Now().Add(saveDeadline)
 	for {
 		err := c.BgSave(ctx).Err()
 		if err == nil {
@@ -414,7 +417,7 @@ func bgsaveAndWait(ctx context.Context, c *redis.Client) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("BGSAVE not done after 30 s: %v", info)
+			return fmt.Errorf("BGSAVE not done after %v: %v", saveDeadline, info)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
