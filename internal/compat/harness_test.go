@@ -125,13 +125,7 @@ func runMain(m *testing.M) int {
 				"--save", "", "--appendonly", "no", "--dir", tmp}
 		}
 	}
-	memcArgs := func(p []int) []string {
-		args := []string{memcBin, "-p", strconv.Itoa(p[0]), "-l", "127.0.0.1", "-U", "0"}
-		if os.Geteuid() == 0 {
-			args = append(args, "-u", "root") // memcached refuses to run as root otherwise
-		}
-		return args
-	}
+	memcArgs := memcachedArgs(memcBin)
 
 	ref, err := start("redis-ref", 1, redisArgs(redisBin))
 	if err != nil {
@@ -432,4 +426,27 @@ func mustNotSelfTest(t *testing.T) {
 	if selfTest {
 		t.Skip("needs Tandem: in self-test mode the two protocols are separate servers")
 	}
+}
+
+// memcachedArgs is the command line of a real memcached on port p[0],
+// loopback only, with extra flags.
+func memcachedArgs(bin string, extra ...string) func(p []int) []string {
+	return func(p []int) []string {
+		args := append([]string{bin, "-p", strconv.Itoa(p[0]), "-l", "127.0.0.1", "-U", "0"}, extra...)
+		if os.Geteuid() == 0 {
+			args = append(args, "-u", "root") // memcached refuses to run as root otherwise
+		}
+		return args
+	}
+}
+
+// startFor starts a server of one test's own, stopped when the test ends.
+func startFor(t *testing.T, dir, name string, nports int, args func([]int) []string) *server {
+	t.Helper()
+	s, err := startServer(dir, name, nports, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	return s
 }

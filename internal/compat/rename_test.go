@@ -202,20 +202,9 @@ func TestMemcachedDisableFlushAllDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	memc := func(p []int) []string {
-		args := []string{memcBin, "-p", strconv.Itoa(p[0]), "-l", "127.0.0.1", "-U", "0", "-F"}
-		if os.Geteuid() == 0 {
-			args = append(args, "-u", "root")
-		}
-		return args
-	}
+	memc := memcachedArgs(memcBin, "-F")
 	start := func(name string, nports int, args func([]int) []string) *server {
-		s, err := startServer(dir, name, nports, args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.stop)
-		return s
+		return startFor(t, dir, name, nports, args)
 	}
 	ref := start("memcached-F", 1, memc).addrs[0]
 	var sut string
