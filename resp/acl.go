@@ -103,17 +103,23 @@ func channelArgs(cmd *Command, args [][]byte) ([][]byte, bool) {
 	return nil, false
 }
 
-// aclDenied checks the command against the client's user and returns the
-// NOPERM reply, logging the denial, or "" when it may run.
-func (c *Client) aclDenied(cmd *Command, args [][]byte) string {
+// userDenial is why the client's user may not run cmd with args; no
+// reason when it may (no user bound, or one without restrictions).
+func (c *Client) userDenial(cmd *Command, args [][]byte) aclDenial {
 	if c.user == nil {
-		return ""
+		return aclDenial{}
 	}
 	sp := c.user.ACL()
 	if sp.Unrestricted() {
-		return ""
+		return aclDenial{}
 	}
-	d := aclCheck(sp, cmd, args)
+	return aclCheck(sp, cmd, args)
+}
+
+// aclDenied checks the command against the client's user and returns the
+// NOPERM reply, logging the denial, or "" when it may run.
+func (c *Client) aclDenied(cmd *Command, args [][]byte) string {
+	d := c.userDenial(cmd, args)
 	if d.reason == "" {
 		return ""
 	}
@@ -185,20 +191,11 @@ const (
 // scriptACLDenied checks a command a script of this client calls against
 // the client's user, logging a denial with context "lua".
 func (c *Client) scriptACLDenied(cmd *Command, args [][]byte) string {
-	if c.user == nil {
-		return ""
-	}
-	sp := c.user.ACL()
-	if sp.Unrestricted() {
-		return ""
-	}
-	d := aclCheck(sp, cmd, args)
+	d := c.userDenial(cmd, args)
 	if d.reason == "" {
 		return ""
 	}
-	now := time.Now()
-	c.fe.users.Log(users.LogEntry{Reason: d.reason, Context: "lua", Object: d.object, Username: c.user.Name(),
-		ClientInfo: string(c.appendInfoLine(nil, now))}, now)
+	c.aclLogContext(d.reason, d.object, c.user.Name(), "lua")
 	switch d.reason {
 	case "command":
 		return errScriptNoPermCommand
