@@ -64,7 +64,6 @@ func textCommands() []*command {
 // hash, list, set or sorted set is a miss.
 func (s *session) retrieve(r *Request, variant int) {
 	fe := s.fe
-	start := len(s.out)
 	keys := r.Keys
 	if r.BadKey >= 0 {
 		keys = keys[:r.BadKey]
@@ -74,7 +73,15 @@ func (s *session) retrieve(r *Request, variant int) {
 	if touch {
 		change = fe.expireChange(r.Exptime)
 	}
-	for _, key := range keys {
+	// With a bad key every reply is dropped (below), so none is built,
+	// and the lookups, with their side effects, run unpaced.
+	drop := r.BadKey >= 0
+	first := s.resumeFrom(r)
+	for i := first; i < len(keys); i++ {
+		if i > first && !drop && s.suspendBefore(r, i) {
+			return // goes on from key i when the client drains (pacing.go)
+		}
+		key := keys[i]
 		var it engine.Item
 		var ok bool
 		if touch {
@@ -96,14 +103,15 @@ func (s *session) retrieve(r *Request, variant int) {
 		}
 		fe.prefixes.recordGet(key, ok)
 		if ok {
-			s.appendValue(key, &it, variant&retrWithCAS != 0)
+			if !drop {
+				s.appendValue(key, &it, variant&retrWithCAS != 0)
+			}
 			it.Release() // copied out: a decompression buffer goes back
 		}
 	}
-	if r.BadKey >= 0 {
+	if drop {
 		// memcached drops every reply it had queued, not only this
 		// command's, and answers the error.
-		s.out = s.out[:start]
 		s.cull()
 		s.line(r, errBadFormat)
 		return

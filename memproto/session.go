@@ -1,7 +1,6 @@
 package memproto
 
 import (
-	"math"
 	"sync/atomic"
 
 	"github.com/tandemkv/tandem/server"
@@ -18,6 +17,13 @@ type session struct {
 	out     []byte
 	swallow int  // bytes of a refused data block still to discard
 	closing bool // quit or shutdown: close after the replies so far
+
+	// pauseAt is the length of out at which serving stops because the
+	// replies are not read; resume and suspended let a multiget stop
+	// there and go on later (pacing.go).
+	pauseAt   int
+	resume    multigetResume
+	suspended bool
 
 	// flushed is how much of out memcached would already have written:
 	// it writes its queued replies after each get-family command and mn,
@@ -64,7 +70,7 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	s.parser.lim = s.fe.limits()
 	pos := 0
 	parsed := false
-	pauseAt := s.pauseAt(len(out)) // replies not read: stop there (pacing.go)
+	s.pauseAt = s.pauseLimit(len(out)) // replies not read: stop there (pacing.go)
 	for !s.closing {
 		if s.swallow > 0 {
 			n := min(s.swallow, len(in)-pos)
@@ -78,11 +84,8 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		if pos == len(in) {
 			break
 		}
-		if len(s.out) >= pauseAt {
-			if s.pause() {
-				break
-			}
-			pauseAt = math.MaxInt
+		if s.atBound() {
+			break
 		}
 		if s.user == nil { // not logged in: memcached's auth-file login first (auth.go)
 			n, more := s.login(in[pos:])
@@ -102,9 +105,16 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 			pos = len(in)
 			break
 		}
-		pos += n
 		parsed = true
 		s.exec(&s.req)
+		if s.suspended {
+			// A multiget stopped at the bound: its line stays unconsumed,
+			// to be parsed again and go on from s.resume (pacing.go).
+			s.suspended = false
+			break
+		}
+		s.resume = multigetResume{}
+		pos += n
 	}
 	if parsed {
 		s.lastCmd.Store(s.fe.clock.NowMs() / 1000)

@@ -252,3 +252,57 @@ func TestPausedReaderInputBounded(t *testing.T) {
 	}
 	roundTrip(t, other, or, "version\r\n", "VERSION 1.6.18-test\r\n")
 }
+
+// One multiget of many big items to a client that does not read is
+// bounded too: the get stops at memcached-max-pending-output and goes on
+// from its next key when the client drains, so the replies come whole and
+// in order, with one END. Before, the whole get's replies (50 MB here)
+// were built at once, whatever the bound.
+func TestSlowMemcachedMultigetPaused(t *testing.T) {
+	const bound, size, keys = 1 << 20, 100 << 10, 500
+	td := startTandem(t, "--memcached-max-pending-output", fmt.Sprint(bound))
+	other, err := net.Dial("tcp", td.memcached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	or := bufio.NewReader(other)
+	val := strings.Repeat("v", size)
+	get := []byte("get")
+	for i := 0; i < keys; i++ {
+		roundTrip(t, other, or, fmt.Sprintf("set k%d %d 0 %d\r\n%s\r\n", i, i, size, val), "STORED\r\n")
+		get = fmt.Appendf(get, " k%d", i)
+	}
+	get = append(get, "\r\n"...)
+
+	slow := dialSlow(t, td, td.memcached)
+	slow.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, err := slow.Write(get); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "replies queued", func() bool { return td.ClientBuffers().RecentMaxOutput >= bound/2 })
+	for i := 0; i < 20; i++ {
+		roundTrip(t, other, or, "version\r\n", "VERSION 1.6.18-test\r\n")
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b := td.ClientBuffers(); b.RecentMaxOutput > 2*bound || b.Total > 2*bound {
+		t.Errorf("a paused multiget holds %+v; the bound is %d", b, bound)
+	}
+
+	slow.SetReadDeadline(time.Now().Add(60 * time.Second))
+	r := bufio.NewReaderSize(slow, 256<<10)
+	body := make([]byte, size+2)
+	for i := 0; i < keys; i++ {
+		head := fmt.Sprintf("VALUE k%d %d %d\r\n", i, i, size)
+		if line, err := r.ReadString('\n'); err != nil || line != head {
+			t.Fatalf("reply %d: %q, %v; want %q", i, line, err, head)
+		}
+		if _, err := io.ReadFull(r, body); err != nil || string(body[:size]) != val || string(body[size:]) != "\r\n" {
+			t.Fatalf("reply %d: bad data, %v", i, err)
+		}
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "END\r\n" {
+		t.Fatalf("after the values: %q, %v", line, err)
+	}
+	roundTrip(t, slow, r, "version\r\n", "VERSION 1.6.18-test\r\n")
+}
