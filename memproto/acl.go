@@ -1,6 +1,7 @@
 package memproto
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 // *users.User, and each request is checked against that user's rules
 // before it runs (the one hook in session.exec). memcached commands are not
 // in the Redis command table, so only the user's category rules apply to
-// them, replayed from +@all or -@all as users.Spec.CanRunCategories does:
+// them, replayed from +@all or -@all as users.Spec.CheckCategories does:
 //
 //   - get, gets, gat, gats, mg, me: @read, and every key needs read
 //     permission (~ or %R~);
@@ -51,12 +52,15 @@ func aclAccess(r *Request) (cats uint32, write bool) {
 }
 
 // aclRefused checks r against the session's user; when it is refused it
-// answers errPermissionDenied, logs the denial and reports true.
+// answers errPermissionDenied, logs the denial and reports true. As on the
+// Redis port, the user's root selector and each "(…)" selector is tried:
+// one must allow the categories and every key.
 func (s *session) aclRefused(r *Request) bool {
-	if s.user == nil {
+	u := s.user.Load()
+	if u == nil {
 		return false
 	}
-	sp := s.user.ACL()
+	sp := u.ACL()
 	if sp.Unrestricted() {
 		return false
 	}
@@ -64,28 +68,43 @@ func (s *session) aclRefused(r *Request) bool {
 	if cats == 0 {
 		return false
 	}
-	reason, object := "", ""
-	if !sp.CanRunCategories(cats) {
-		reason, object = "command", r.Cmd.name
-	} else if !sp.AllKeys {
-		keys := r.Keys
-		if len(keys) == 0 {
-			keys = [][]byte{r.Key}
-		}
-		for _, k := range keys {
-			if !sp.KeyAllowed(k, !write, write) {
-				reason, object = "key", string(k)
-				break
-			}
-		}
+	keys := r.Keys
+	if len(keys) == 0 {
+		keys = [][]byte{r.Key}
 	}
-	if reason == "" {
+	need := users.KeyRead
+	if write {
+		need = users.KeyWrite
+	}
+	d := sp.CheckCategories(cats, keys, need)
+	object := r.Cmd.name
+	switch d.Reason {
+	case users.Allowed:
 		return false
+	case users.DeniedKey:
+		object = string(keys[d.Pos])
 	}
 	now := time.Now()
-	s.fe.users.Log(users.LogEntry{Reason: reason, Context: "memcached", Object: object, Username: s.user.Name(),
+	s.fe.users.Log(users.LogEntry{Reason: d.Reason.String(), Context: "memcached", Object: object, Username: u.Name(),
 		ClientInfo: "id=" + strconv.FormatUint(s.peer.ID(), 10) + " addr=" + s.peer.RemoteAddr() +
-			" proto=memcached cmd=" + r.Cmd.name + " user=" + s.user.Name()}, now)
+			" proto=memcached cmd=" + r.Cmd.name + " user=" + u.Name()}, now)
 	s.line(r, errPermissionDenied)
 	return true
+}
+
+// followUsers closes the sessions of users the store removed (ACL DELUSER,
+// ACL LOAD), as Redis closes its clients of such a user; until the close
+// takes effect the user may run nothing. Channel changes do not concern
+// this port.
+func (f *Frontend) followUsers(ch users.Change) {
+	if len(ch.Removed) == 0 {
+		return
+	}
+	f.sessions.Range(func(_, v any) bool {
+		s := v.(*session)
+		if u := s.user.Load(); u != nil && slices.Contains(ch.Removed, u) {
+			s.peer.Close()
+		}
+		return true
+	})
 }

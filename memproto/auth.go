@@ -108,7 +108,7 @@ func (s *session) login(in []byte) (int, bool) {
 		s.loginReply(errAuthFailure)
 		return need, true
 	}
-	s.user = u
+	s.user.Store(u)
 	s.loginReply(replyStored)
 	return need, true
 }

@@ -27,7 +27,7 @@ func TestUnauthenticatedClientIsRefused(t *testing.T) {
 	before := env.cfg.MaxMemory()
 
 	c := env.client()
-	if c.s.user != nil {
+	if c.s.user.Load() != nil {
 		t.Fatal("a new session is bound to a user while requirepass is set")
 	}
 	c.expect("get a\r\n", unauth)
@@ -60,12 +60,12 @@ func TestLoginBindsDefaultUser(t *testing.T) {
 	c := env.client()
 	c.expect("set x 0 0 11\r\ndefault bad\r\n", authFailure)
 	c.expect("set x 0 0 7\r\nnope pw\r\n", authFailure) // unknown user
-	if c.s.user != nil {
+	if c.s.user.Load() != nil {
 		t.Fatal("bound after a failed login")
 	}
 	c.expect(loginPW, "STORED\r\n")
-	if c.s.user != env.fe.users.Default() {
-		t.Fatalf("bound to %v, want the default user", c.s.user)
+	if c.s.user.Load() != env.fe.users.Default() {
+		t.Fatalf("bound to %v, want the default user", c.s.user.Load())
 	}
 	c.expect("set k 0 0 1\r\nv\r\nget k\r\n", "STORED\r\nVALUE k 0 1\r\nv\r\nEND\r\n")
 	c.expect("set auth 0 0 10\r\ndefault pw\r\n", "STORED\r\n") // now an ordinary set
@@ -163,7 +163,7 @@ func TestLoginLimits(t *testing.T) {
 func TestNoRequirePassNoLogin(t *testing.T) {
 	env := newTestEnv(t)
 	c := env.client()
-	if c.s.user != env.fe.users.Default() {
+	if c.s.user.Load() != env.fe.users.Default() {
 		t.Fatal("without requirepass a session is the default user's")
 	}
 	c.expect("set k 0 0 1\r\nv\r\nget k\r\n", "STORED\r\nVALUE k 0 1\r\nv\r\nEND\r\n")
@@ -187,8 +187,8 @@ func TestRequirePassChangeAppliesToNewSessions(t *testing.T) {
 	d := env.client()
 	d.expect(loginPW, authFailure)
 	d.expect("set k 0 0 13\r\ndefault other\r\n", "STORED\r\n")
-	if d.s.user.Name() != users.DefaultName {
-		t.Fatalf("bound to %q", d.s.user.Name())
+	if d.s.user.Load().Name() != users.DefaultName {
+		t.Fatalf("bound to %q", d.s.user.Load().Name())
 	}
 	env.set("requirepass", "")
 	env.client().expect("get k\r\n", "END\r\n")

@@ -77,6 +77,7 @@ func New(o Options) *Frontend {
 	}
 	f.startMs = f.clock.NowMs()
 	f.marks.init()
+	f.users.Subscribe(f.followUsers)
 	return f
 }
 
@@ -100,7 +101,8 @@ func (f *Frontend) NewSession(p server.Peer) server.Session {
 		f.stats.rejectedConns.Add(1) // and neither curr_connections nor total_connections
 		return s
 	}
-	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits(), cmds: f.commands}, user: f.userFor()}
+	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits(), cmds: f.commands}}
+	s.user.Store(f.userFor())
 	s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
 	f.sessions.Store(p.ID(), s)
 	f.stats.currConns.Add(1)

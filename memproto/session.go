@@ -42,7 +42,9 @@ type session struct {
 
 	// user is who the session is logged in as: the default user when no
 	// login is required, nil until login (auth.go) succeeds otherwise.
-	user *users.User
+	// Atomic: the users store's follower (acl.go) reads it from the loop
+	// of the client that deleted a user.
+	user atomic.Pointer[users.User]
 	// loginNeed is the length of the login's data block once its line is
 	// read (auth.go).
 	loginNeed int
@@ -87,7 +89,7 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		if s.atBound() {
 			break
 		}
-		if s.user == nil { // not logged in: memcached's auth-file login first (auth.go)
+		if s.user.Load() == nil { // not logged in: memcached's auth-file login first (auth.go)
 			n, more := s.login(in[pos:])
 			if pos += n; !more {
 				break

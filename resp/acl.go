@@ -10,21 +10,23 @@ import (
 // Redis ACL enforcement: every command a client runs is checked against
 // the user it is bound to (AUTH, HELLO AUTH and RESET bind it; see
 // cmd_connection.go) right after the NOAUTH check, as Redis's
-// processCommand calls ACLCheckAllPerm:
+// processCommand calls ACLCheckAllPerm. The user's root selector and each
+// "(…)" selector is tried in turn (users.Spec.Check); one must allow all
+// of the command:
 //
-//  1. the command (or subcommand) must be allowed by the user's bitmap
-//     over the command table (users.Catalog, built from this table's
-//     names and ACL categories); AUTH, HELLO, QUIT and RESET always are;
-//  2. each key argument (from the table's key positions, Keys for
-//     movablekeys) must match one of the user's key patterns;
+//  1. the command (or subcommand) in its bitmap over the command table
+//     (users.Catalog, built from this table's names and ACL categories),
+//     or a +cmd|first-arg rule matching args[1]; AUTH, HELLO, QUIT and
+//     RESET always run;
+//  2. each key argument (KeysOf) with the access its key-spec flags need
+//     (keyspec.go: "access" needs %R~, "insert", "update" or "delete"
+//     %W~, as Redis's ACLSelectorCheckKey), so %R~src* %W~dst* allows
+//     COPY src1 dst1; shard channels (not_key) are not keys;
 //  3. each channel of PUBLISH, SUBSCRIBE, PSUBSCRIBE, SPUBLISH and
-//     SSUBSCRIBE must match one of the channel patterns (a PSUBSCRIBE
-//     pattern must equal one literally).
+//     SSUBSCRIBE must match a channel pattern (a PSUBSCRIBE pattern must
+//     equal one literally).
 //
 // A denial answers NOPERM with Redis 7.0's text and adds an ACL LOG entry.
-// Tandem's table has no per-key access flags, so a key needs write
-// permission (%W~) for a write command, read permission (%R~) for a
-// read-only one, and both for any other; ~pattern grants both.
 
 // NOPERM texts, redis 7.0's getAclErrorMessage.
 const (
@@ -63,44 +65,48 @@ type aclDenial struct {
 	reason, object string
 }
 
-// aclCheck checks cmd with args against sp, as Redis's ACLCheckAllUserCommandPerm.
+// aclCheck checks cmd with args against sp, as Redis's
+// ACLCheckAllUserCommandPerm.
 func aclCheck(sp *users.Spec, cmd *Command, args [][]byte) aclDenial {
-	if !sp.CanRunNamed(cmd.Name) {
-		return aclDenial{"command", cmd.Name}
-	}
-	if ch, pattern := channelArgs(cmd, args); ch != nil {
-		for _, c := range ch {
-			if !sp.ChannelAllowed(c, pattern) {
-				return aclDenial{"channel", string(c)}
+	r := users.Request{Name: cmd.Name, Args: args, Channels: channelArgs(cmd, args)}
+	if keys := cmd.KeysOf(args); len(keys) > 0 {
+		flags := cmd.KeyFlagsFor(args, keys)
+		r.Keys = make([]users.KeyRef, 0, len(keys))
+		for i, k := range keys {
+			if k < len(args) && flags[i]&KeyNotKey == 0 {
+				r.Keys = append(r.Keys, users.KeyRef{Pos: k, Need: aclKeyAccess(flags[i])})
 			}
 		}
+	}
+	switch d := sp.Check(&r); d.Reason {
+	case users.Allowed:
 		return aclDenial{}
+	case users.DeniedCommand:
+		return aclDenial{"command", cmd.Name}
+	default:
+		return aclDenial{d.Reason.String(), string(args[d.Pos])}
 	}
-	if sp.AllKeys {
-		return aclDenial{}
-	}
-	read, write := cmd.Flags&FlagWrite == 0, cmd.Flags&FlagReadonly == 0
-	for _, i := range cmd.KeysOf(args) {
-		if i < len(args) && !sp.KeyAllowed(args[i], read, write) {
-			return aclDenial{"key", string(args[i])}
-		}
-	}
-	return aclDenial{}
 }
 
-// channelArgs returns the channels a pub/sub command names (its shard
-// channels are not keys to ACL, as Redis's NOT_KEY key specs) and whether
-// they are patterns; nil for any other command.
-func channelArgs(cmd *Command, args [][]byte) ([][]byte, bool) {
+// channelArgs returns the channels a pub/sub command names, as Redis's
+// commands_with_channels (UNSUBSCRIBE's are not checked); nil for any
+// other command.
+func channelArgs(cmd *Command, args [][]byte) []users.ChannelRef {
+	from, to, pattern := 1, len(args), false
 	switch cmd.Name {
 	case "publish", "spublish":
-		return args[1:2], false
+		to = min(2, len(args))
 	case "subscribe", "ssubscribe":
-		return args[1:], false
 	case "psubscribe":
-		return args[1:], true
+		pattern = true
+	default:
+		return nil
 	}
-	return nil, false
+	refs := make([]users.ChannelRef, 0, to-from)
+	for i := from; i < to; i++ {
+		refs = append(refs, users.ChannelRef{Pos: i, Pattern: pattern})
+	}
+	return refs
 }
 
 // userDenial is why the client's user may not run cmd with args; no

@@ -118,7 +118,7 @@ func cmdACLSetUser(c *Client, args [][]byte) {
 		ops[i] = string(a)
 	}
 	if err := c.fe.users.SetUser(name, ops...); err != nil {
-		c.w.Error("ERR " + err.Error())
+		c.w.Error("ERR " + mapNewlines(err.Error()))
 		return
 	}
 	c.w.Status("OK")
@@ -143,14 +143,24 @@ func cmdACLGetUser(c *Client, args [][]byte) {
 	for _, p := range sp.Passwords {
 		c.w.BulkString(p)
 	}
-	c.w.BulkString("commands")
-	c.w.BulkString(sp.CommandRules())
-	c.w.BulkString("keys")
-	c.w.BulkString(sp.KeysRule())
-	c.w.BulkString("channels")
-	c.w.BulkString(sp.ChannelsRule())
+	c.writeSelector(&sp.Selector)
 	c.w.BulkString("selectors")
-	c.w.Array(0)
+	c.w.Array(len(sp.Selectors))
+	for _, sel := range sp.Selectors {
+		c.w.Map(3)
+		c.writeSelector(sel)
+	}
+}
+
+// writeSelector writes a selector's commands, keys and channels fields,
+// Redis's aclAddReplySelectorDescription.
+func (c *Client) writeSelector(sel *users.Selector) {
+	c.w.BulkString("commands")
+	c.w.BulkString(sel.CommandRules())
+	c.w.BulkString("keys")
+	c.w.BulkString(sel.KeysRule())
+	c.w.BulkString("channels")
+	c.w.BulkString(sel.ChannelsRule())
 }
 
 func cmdACLDelUser(c *Client, args [][]byte) {
@@ -160,13 +170,13 @@ func cmdACLDelUser(c *Client, args [][]byte) {
 			return
 		}
 	}
-	n := 0
-	for _, a := range args[2:] {
-		if c.fe.users.Delete(string(a)) {
-			n++
-		}
+	names := make([]string, len(args)-2)
+	for i, a := range args[2:] {
+		names[i] = string(a)
 	}
-	c.w.Int(int64(n))
+	// The users' connections close (this one after its reply), as Redis
+	// 7.0's ACLFreeUserAndKillClients: see closeRemovedUsers.
+	c.w.Int(int64(c.fe.users.DeleteUsers(c, names...)))
 }
 
 // cmdACLCat is ACL CAT [category]: the categories, or the commands (and
@@ -300,7 +310,7 @@ func cmdACLLoad(c *Client, _ [][]byte) {
 		c.w.Error(errACLNoFile)
 		return
 	}
-	if err := c.fe.users.LoadFile(path); err != nil {
+	if err := c.fe.users.LoadFile(c, path); err != nil {
 		c.w.Error("ERR " + mapNewlines(err.Error()))
 		return
 	}

@@ -16,12 +16,12 @@ func bitmapCommands() []*Command {
 	)
 	acl := []string{"@bitmap"}
 	return []*Command{
-		{Name: "setbit", Arity: 4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Sets or clears the bit at offset in the string value stored at key", Run: cmdSetBit},
+		{Name: "setbit", Arity: 4, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWAccessUpd}, Group: g, ACL: acl, Since: "2.2.0", Summary: "Sets or clears the bit at offset in the string value stored at key", Run: cmdSetBit},
 		{Name: "getbit", Arity: 3, Flags: ro | FlagFast, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.2.0", Summary: "Returns the bit value at offset in the string value stored at key", Run: cmdGetBit},
 		{Name: "bitcount", Arity: -2, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.6.0", Summary: "Count set bits in a string", Run: cmdBitCount},
 		{Name: "bitpos", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.7", Summary: "Find first bit set or clear in a string", Run: cmdBitPos},
-		{Name: "bitop", Arity: -4, Flags: wd, FirstKey: 2, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "2.6.0", Summary: "Perform bitwise operations between strings", Run: cmdBitOp},
-		{Name: "bitfield", Arity: -2, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "3.2.0", Summary: "Perform arbitrary bitfield integer operations on strings", Run: cmdBitField},
+		{Name: "bitop", Arity: -4, Flags: wd, FirstKey: 2, LastKey: -1, KeyStep: 1, KeyFlags: []KeyFlag{ksOWUpdate, ksROAccess}, Group: g, ACL: acl, Since: "2.6.0", Summary: "Perform bitwise operations between strings", Run: cmdBitOp},
+		{Name: "bitfield", Arity: -2, Flags: wd, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksVarAccessUpd}, VarKeyFlags: bitfieldKeyFlags, Group: g, ACL: acl, Since: "3.2.0", Summary: "Perform arbitrary bitfield integer operations on strings", Run: cmdBitField},
 		{Name: "bitfield_ro", Arity: -2, Flags: ro | FlagFast, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.0.0", Summary: "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", Run: cmdBitFieldRO},
 	}
 }

@@ -8,9 +8,10 @@ import (
 
 // COMMAND and its subcommands. Every reply derives from the command table:
 // there is no second list of commands. What Redis declares and the table
-// does not hold yet (command tips, complexity, arguments, history, per-key
-// access flags) is either left out, as Redis leaves out what a command does
-// not declare, or derived from the flags (see keySpecFlags).
+// does not hold yet (command tips, complexity, arguments, history, the
+// keynum and unknown key specs of movablekeys commands) is left out, as
+// Redis leaves out what a command does not declare. Key-spec flags are the
+// table's (keyspec.go).
 
 func commandSubcommands() []*Command {
 	const f = FlagLoading | FlagStale
@@ -97,24 +98,6 @@ func cmdCommandInfo(c *Client, args [][]byte) {
 // aclCategories returns the command's ACL categories in Redis's order.
 func aclCategories(cmd *Command) []string { return cmd.ACLCategories() }
 
-// keySpecFlags are the access flags of the command's keys (COMMAND INFO's
-// key specs, COMMAND GETKEYSANDFLAGS). The table does not declare them per
-// command yet, so they are derived from the command flags: a read-only
-// command reads its keys ("RO access", exact for GET, MGET, STRLEN…), a
-// writing one updates them ("RW update"; Redis is finer: SET is "RW access
-// update variable_flags", DEL "RM delete", MSET "OW update").
-func keySpecFlags(cmd *Command) []string {
-	switch {
-	case cmd.Flags&FlagPubSub != 0: // SSUBSCRIBE's shard channels: not keys
-		return []string{"not_key"}
-	case cmd.Flags&FlagWrite != 0:
-		return []string{"RW", "update"}
-	case cmd.Flags&FlagReadonly != 0:
-		return []string{"RO", "access"}
-	}
-	return []string{"RO"}
-}
-
 // writeCommandInfo writes one command's COMMAND INFO entry, redis 7.0's
 // ten fields: name, arity, flags, first key, last key, key step, ACL
 // categories, tips, key specs, subcommands. Flags, categories, tips and key
@@ -142,8 +125,7 @@ func (c *Client) writeCommandInfo(cmd *Command) {
 	if cmd.FirstKey == 0 {
 		w.Set(0)
 	} else {
-		w.Set(1)
-		c.writeKeySpec(cmd)
+		c.writeKeySpecs(cmd)
 	}
 	if len(cmd.Subcommands) == 0 {
 		w.Set(0)
@@ -155,21 +137,42 @@ func (c *Client) writeCommandInfo(cmd *Command) {
 	}
 }
 
-// writeKeySpec writes the key spec equivalent to the command's first, last
-// and step: an index begin_search and a range find_keys whose lastkey is
-// relative to the first key (negative: from the end).
-func (c *Client) writeKeySpec(cmd *Command) {
-	w := &c.w
-	last := cmd.LastKey
-	if last >= 0 {
-		last -= cmd.FirstKey
+// writeKeySpecs writes the key specs equivalent to the command's first,
+// last and step: index begin_search and range find_keys specs, whose
+// lastkey is relative to their first key (negative: from the end). With
+// one KeyFlags entry that is one spec over all keys; with more, a spec
+// for each single key in turn (COPY's source, then destination) and the
+// last over the keys left (SUNIONSTORE's sources). A movablekeys command
+// gets one spec, with its first key's flags (Redis declares keynum or
+// unknown specs the table does not hold).
+func (c *Client) writeKeySpecs(cmd *Command) {
+	flags := cmd.specKeyFlags()
+	if cmd.Keys != nil {
+		flags = flags[:1]
 	}
+	c.w.Set(len(flags))
+	step := max(cmd.KeyStep, 1)
+	for i, f := range flags {
+		first := cmd.FirstKey + i*step
+		last := 0 // a single key
+		if i == len(flags)-1 {
+			if last = cmd.LastKey; last >= 0 {
+				last -= first
+			}
+		}
+		c.writeKeySpec(f, first, last, step)
+	}
+}
+
+// writeKeySpec writes one index/range key spec.
+func (c *Client) writeKeySpec(f KeyFlag, first, last, step int) {
+	w := &c.w
 	w.Map(3)
 	w.BulkString("flags")
-	flags := keySpecFlags(cmd)
-	w.Set(len(flags))
-	for _, f := range flags {
-		w.Status(f)
+	names := f.Names()
+	w.Set(len(names))
+	for _, n := range names {
+		w.Status(n)
 	}
 	w.BulkString("begin_search")
 	w.Map(2)
@@ -178,7 +181,7 @@ func (c *Client) writeKeySpec(cmd *Command) {
 	w.BulkString("spec")
 	w.Map(1)
 	w.BulkString("index")
-	w.Int(int64(cmd.FirstKey))
+	w.Int(int64(first))
 	w.BulkString("find_keys")
 	w.Map(2)
 	w.BulkString("type")
@@ -188,7 +191,7 @@ func (c *Client) writeKeySpec(cmd *Command) {
 	w.BulkString("lastkey")
 	w.Int(int64(last))
 	w.BulkString("keystep")
-	w.Int(int64(max(cmd.KeyStep, 1)))
+	w.Int(int64(step))
 	w.BulkString("limit")
 	w.Int(0)
 }
@@ -328,14 +331,15 @@ func cmdCommandGetKeysAndFlags(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	flags := keySpecFlags(cmd)
+	flags := cmd.KeyFlagsFor(args[2:], idx)
 	c.w.Array(len(idx))
-	for _, i := range idx {
+	for j, i := range idx {
 		c.w.Array(2)
 		c.w.Bulk(args[2+i])
-		c.w.Set(len(flags))
-		for _, f := range flags {
-			c.w.Status(f)
+		names := flags[j].Names()
+		c.w.Set(len(names))
+		for _, n := range names {
+			c.w.Status(n)
 		}
 	}
 }

@@ -34,12 +34,12 @@ func scriptingCommands() []*Command {
 	aclRO := []string{"@scripting", "-@read"}
 	keys := func(args [][]byte) []int { return numkeysKeys(args, 0, 2) }
 	return []*Command{
-		{Name: "eval", Arity: -3, Flags: base, Keys: keys, ACL: acl, Group: "scripting", Since: "2.6.0", Summary: "Execute a Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, false, false) }},
-		{Name: "evalsha", Arity: -3, Flags: base, Keys: keys, ACL: acl, Group: "scripting", Since: "2.6.0", Summary: "Execute a Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, true, false) }},
-		{Name: "eval_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, false, true) }},
-		{Name: "evalsha_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, true, true) }},
-		{Name: "fcall", Arity: -3, Flags: base, Keys: keys, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Invoke a function", Run: func(c *Client, a [][]byte) { c.fcallGeneric(a, false) }},
-		{Name: "fcall_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, Group: "scripting", Since: "7.0.0", Summary: "Invoke a read-only function", Run: func(c *Client, a [][]byte) { c.fcallGeneric(a, true) }},
+		{Name: "eval", Arity: -3, Flags: base, Keys: keys, ACL: acl, KeyFlags: []KeyFlag{ksRWAccessUpd}, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "2.6.0", Summary: "Execute a Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, false, false) }},
+		{Name: "evalsha", Arity: -3, Flags: base, Keys: keys, ACL: acl, KeyFlags: []KeyFlag{ksRWAccessUpd}, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "2.6.0", Summary: "Execute a Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, true, false) }},
+		{Name: "eval_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, false, true) }},
+		{Name: "evalsha_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, true, true) }},
+		{Name: "fcall", Arity: -3, Flags: base, Keys: keys, ACL: acl, KeyFlags: []KeyFlag{ksRWAccessUpd}, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Invoke a function", Run: func(c *Client, a [][]byte) { c.fcallGeneric(a, false) }},
+		{Name: "fcall_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Invoke a read-only function", Run: func(c *Client, a [][]byte) { c.fcallGeneric(a, true) }},
 		{Name: "script", Arity: -2, Group: "scripting", Since: "2.6.0", Summary: "A container for Lua scripts management commands", Subcommands: scriptSubcommands()},
 		{Name: "function", Arity: -2, Group: "scripting", Since: "7.0.0", Summary: "A container for function commands", Subcommands: functionSubcommands()},
 	}

@@ -25,22 +25,22 @@ func setCommands() []*Command {
 	)
 	acl := []string{"@set"}
 	return []*Command{
-		{Name: "sadd", Arity: -3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Add one or more members to a set", Run: cmdSAdd},
-		{Name: "srem", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Remove one or more members from a set", Run: cmdSRem},
+		{Name: "sadd", Arity: -3, Flags: wd | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWInsert}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Add one or more members to a set", Run: cmdSAdd},
+		{Name: "srem", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWDelete}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Remove one or more members from a set", Run: cmdSRem},
 		{Name: "smembers", Arity: 2, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get all the members in a set", Run: cmdSMembers},
-		{Name: "sismember", Arity: 3, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Determine if a given value is a member of a set", Run: cmdSIsMember},
+		{Name: "sismember", Arity: 3, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Determine if a given value is a member of a set", Run: cmdSIsMember},
 		{Name: "smismember", Arity: -3, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "6.2.0", Summary: "Returns the membership associated with the given elements for a set", Run: cmdSMIsMember},
-		{Name: "scard", Arity: 2, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get the number of members in a set", Run: cmdSCard},
-		{Name: "spop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Remove and return one or multiple random members from a set", Run: cmdSPop},
+		{Name: "scard", Arity: 2, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get the number of members in a set", Run: cmdSCard},
+		{Name: "spop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWAccessDel}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Remove and return one or multiple random members from a set", Run: cmdSPop},
 		{Name: "srandmember", Arity: -2, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Get one or multiple random members from a set", Run: cmdSRandMember},
-		{Name: "smove", Arity: 4, Flags: w | f, FirstKey: 1, LastKey: 2, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Move a member from one set to another", Run: cmdSMove},
+		{Name: "smove", Arity: 4, Flags: w | f, FirstKey: 1, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRWAccessDel, ksRWInsert}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Move a member from one set to another", Run: cmdSMove},
 		{Name: "sinter", Arity: -2, Flags: ro, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Intersect multiple sets", Run: cmdSInter},
-		{Name: "sintercard", Arity: -3, Flags: ro, Keys: sinterCardKeys, Group: g, ACL: acl, Since: "7.0.0", Summary: "Intersect multiple sets and return the cardinality of the result", Run: cmdSInterCard},
-		{Name: "sinterstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Intersect multiple sets and store the resulting set in a key", Run: cmdSInterStore},
+		{Name: "sintercard", Arity: -3, Flags: ro, Keys: sinterCardKeys, KeyFlags: []KeyFlag{ksROAccess}, VarKeyFlags: numkeysFallbackFlags(1), Group: g, ACL: acl, Since: "7.0.0", Summary: "Intersect multiple sets and return the cardinality of the result", Run: cmdSInterCard},
+		{Name: "sinterstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate, ksROAccess}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Intersect multiple sets and store the resulting set in a key", Run: cmdSInterStore},
 		{Name: "sunion", Arity: -2, Flags: ro, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Add multiple sets", Run: cmdSUnion},
-		{Name: "sunionstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Add multiple sets and store the resulting set in a key", Run: cmdSUnionStore},
+		{Name: "sunionstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, KeyFlags: []KeyFlag{ksOWUpdate, ksROAccess}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Add multiple sets and store the resulting set in a key", Run: cmdSUnionStore},
 		{Name: "sdiff", Arity: -2, Flags: ro, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Subtract multiple sets", Run: cmdSDiff},
-		{Name: "sdiffstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: g, ACL: acl, Since: "1.0.0", Summary: "Subtract multiple sets and store the resulting set in a key", Run: cmdSDiffStore},
+		{Name: "sdiffstore", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, KeyStep: 1, KeyFlags: []KeyFlag{ksOWUpdate, ksROAccess}, Group: g, ACL: acl, Since: "1.0.0", Summary: "Subtract multiple sets and store the resulting set in a key", Run: cmdSDiffStore},
 		{Name: "sscan", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: g, ACL: acl, Since: "2.8.0", Summary: "Incrementally iterate Set elements", Run: cmdSScan},
 	}
 }

@@ -13,7 +13,7 @@ import (
 func sortCommands() []*Command {
 	acl := []string{"-@keyspace", "@set", "@sortedset", "@list", "@dangerous"} // generic, yet not @keyspace in Redis
 	return []*Command{
-		{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: sortKeys, Group: "generic", ACL: acl, Since: "1.0.0", Summary: "Sort the elements in a list, set or sorted set", Run: cmdSort},
+		{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: sortKeys, KeyFlags: []KeyFlag{ksROAccess, ksOWUpdate}, Group: "generic", ACL: acl, Since: "1.0.0", Summary: "Sort the elements in a list, set or sorted set", Run: cmdSort},
 		{Name: "sort_ro", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, KeyStep: 1, Keys: sortROKeys, Group: "generic", ACL: acl, Since: "7.0.0", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Run: cmdSortRO},
 	}
 }

@@ -107,8 +107,15 @@ type Command struct {
 	// returns none when the arguments name no key (numkeys invalid), the
 	// case where Redis's getkeys helpers find none. FirstKey..KeyStep then
 	// hold only Redis's legacy triple for COMMAND INFO.
-	Keys  func(args [][]byte) []int
-	Group string // Redis's doc group: "string", "generic", "connection", "server"
+	Keys func(args [][]byte) []int
+	// KeyFlags are Redis's key-spec flags of the keys KeysOf returns, in
+	// that order, the last one for all keys after it (MSET: one; COPY:
+	// the source's, then the destination's); nil derives them from Flags
+	// (keyspec.go). VarKeyFlags, when set and not returning nil, computes
+	// them from the arguments instead (SET with or without GET).
+	KeyFlags    []KeyFlag
+	VarKeyFlags func(args [][]byte, keys []int) []KeyFlag
+	Group       string // Redis's doc group: "string", "generic", "connection", "server"
 	// ACL lists categories Redis assigns explicitly, beyond those derived
 	// from Flags and Group (e.g. "@keyspace" on DBSIZE, "@dangerous" on
 	// INFO); "-@x" removes one they imply that Redis does not give.
@@ -317,18 +324,31 @@ func numkeysKeys(args [][]byte, storeAt, countAt int) []int {
 	if countAt >= len(args) {
 		return nil
 	}
-	first := countAt + 1
-	if n, ok := num.ParseInt(args[countAt]); ok && n >= 0 {
-		last := first + int(int32(n)) - 1
-		if last < len(args) && last >= first {
-			return keyRange(storeAt, first, last, true)
-		}
+	if first, last, ok := numkeysBySpec(args, countAt); ok {
+		return keyRange(storeAt, first, last, true)
 	}
+	first := countAt + 1
 	n := cAtoi(args[countAt])
 	if n < 1 || n > len(args)-first {
 		return nil
 	}
 	return keyRange(storeAt, first, first+n-1, false)
+}
+
+// numkeysBySpec reads the count at args[countAt] as Redis's key specs do
+// (numkeysKeys) and returns the first and last key positions.
+func numkeysBySpec(args [][]byte, countAt int) (first, last int, ok bool) {
+	if countAt >= len(args) {
+		return 0, 0, false
+	}
+	first = countAt + 1
+	if n, ok := num.ParseInt(args[countAt]); ok && n >= 0 {
+		last = first + int(int32(n)) - 1
+		if last < len(args) && last >= first {
+			return first, last, true
+		}
+	}
+	return 0, 0, false
 }
 
 // keyRange lists first..last with storeAt (when not 0) before or after.

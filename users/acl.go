@@ -2,10 +2,11 @@ package users
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/tandemkv/tandem/internal/glob"
+	"github.com/tandemkv/tandem/internal/sdsargs"
 )
 
 // Redis ACL rules on a Spec: ACL SETUSER's operations, applied one at a
@@ -46,6 +47,7 @@ var (
 	ErrRuleAfterAllCh  = errors.New("Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels")
 	ErrRuleNoPassword  = errors.New("The password you are trying to remove from the user does not exist")
 	ErrRuleBadHash     = errors.New("The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters")
+	ErrRuleFirstArgSub = errors.New("Allowing first-arg of a subcommand is not supported")
 )
 
 // RuleError is a refused ACL SETUSER operation.
@@ -67,11 +69,18 @@ const (
 	SkipSanitizePayload
 )
 
-// ApplyRules applies ops in order; it stops at the first refused one and
-// returns a *RuleError. The Spec is then half-changed: Store.SetUser works
-// on a copy and publishes nothing on an error.
+// ApplyRules applies ops in order, after merging a selector written over
+// several arguments ("(+get", "~k)") into one, as Redis's
+// ACLMergeSelectorArguments; it stops at the first refused op and returns
+// a *RuleError (or MergeSelectorArgs's error). The Spec is
+// then half-changed: Store.SetUser works on a copy and publishes nothing
+// on an error.
 func (s *Spec) ApplyRules(ops ...string) error {
-	for _, op := range ops {
+	merged, err := MergeSelectorArgs(ops)
+	if err != nil {
+		return err
+	}
+	for _, op := range merged {
 		if err := s.ApplyRule(op); err != nil {
 			return &RuleError{Op: op, Err: err}
 		}
@@ -79,9 +88,41 @@ func (s *Spec) ApplyRules(ops ...string) error {
 	return nil
 }
 
-// ApplyRule applies one ACL SETUSER operation.
+// MergeSelectorArgs joins with spaces the arguments from one that starts
+// with '(' and does not end with ')' up to one that ends with ')'. An
+// unmatched one is an error naming it, Redis's text.
+func MergeSelectorArgs(ops []string) ([]string, error) {
+	var out []string
+	open := -1
+	var sel string
+	for i, op := range ops {
+		if open < 0 && op != "" && op[0] == '(' && op[len(op)-1] != ')' {
+			open, sel = i, op
+			continue
+		}
+		if open >= 0 {
+			sel += " " + op
+			if op != "" && op[len(op)-1] == ')' {
+				out = append(out, sel)
+				open = -1
+			}
+			continue
+		}
+		out = append(out, op)
+	}
+	if open >= 0 {
+		return nil, fmt.Errorf("Unmatched parenthesis in acl selector starting at '%s'.", ops[open])
+	}
+	return out, nil
+}
+
+// ApplyRule applies one ACL SETUSER operation (Redis's ACLSetUser): the
+// user's flags and passwords, a "(…)" selector, clearselectors, reset, or
+// a rule of the root selector. An empty op does nothing, as in Redis.
 func (s *Spec) ApplyRule(op string) error {
 	switch strings.ToLower(op) {
+	case "":
+		return nil
 	case "on":
 		s.Enabled = true
 		return nil
@@ -100,23 +141,8 @@ func (s *Spec) ApplyRule(op string) error {
 	case "skip-sanitize-payload":
 		s.Sanitize = SkipSanitizePayload
 		return nil
-	case "allkeys", "~*":
-		s.AllKeys, s.Keys = true, nil
-		return nil
-	case "resetkeys":
-		s.AllKeys, s.Keys = false, nil
-		return nil
-	case "allchannels", "&*":
-		s.AllChannels, s.Channels = true, nil
-		return nil
-	case "resetchannels":
-		s.AllChannels, s.Channels = false, nil
-		return nil
-	case "allcommands", "+@all":
-		s.setAll(true)
-		return nil
-	case "nocommands", "-@all":
-		s.setAll(false)
+	case "clearselectors":
+		s.Selectors = nil
 		return nil
 	case "reset":
 		s.ResetPass()
@@ -124,11 +150,9 @@ func (s *Spec) ApplyRule(op string) error {
 		s.AllChannels, s.Channels = false, nil
 		s.Enabled = false
 		s.Sanitize = SanitizePayload
+		s.Selectors = nil
 		s.setAll(false)
 		return nil
-	}
-	if op == "" {
-		return ErrRuleSyntax
 	}
 	switch op[0] {
 	case '>':
@@ -154,20 +178,31 @@ func (s *Spec) ApplyRule(op string) error {
 		}
 		s.Passwords = slices.Delete(s.Passwords, i, i+1)
 		return nil
-	case '~', '%':
-		return s.addKeyPattern(op)
-	case '&':
-		if s.AllChannels {
-			return ErrRuleAfterAllCh
+	case '(':
+		if op[len(op)-1] == ')' {
+			return s.addSelector(op[1 : len(op)-1])
 		}
-		if !slices.Contains(s.Channels, op[1:]) {
-			s.Channels = append(s.Channels, op[1:])
-		}
-		return nil
-	case '+', '-':
-		return s.commandRule(op[0] == '+', op[1:])
 	}
-	return ErrRuleSyntax
+	return s.Selector.applySelectorRule(op)
+}
+
+// addSelector is a "(rules)" op: a new selector with those rules, split
+// as Redis's sdssplitargs splits them (quotes allowed; an unbalanced
+// quote leaves the selector empty, as in Redis), each a selector rule.
+func (s *Spec) addSelector(body string) error {
+	sel := &Selector{cat: s.cat}
+	sel.setAll(false)
+	words, ok := sdsargs.Strings(body)
+	if !ok {
+		words = nil
+	}
+	for _, w := range words {
+		if err := sel.applySelectorRule(w); err != nil {
+			return err
+		}
+	}
+	s.Selectors = append(s.Selectors, sel)
+	return nil
 }
 
 func isLowerHex64(h string) bool {
@@ -183,149 +218,147 @@ func isLowerHex64(h string) bool {
 	return true
 }
 
-// addKeyPattern is ~pattern or %R~ / %W~ / %RW~pattern.
-func (s *Spec) addKeyPattern(op string) error {
-	if s.AllKeys {
-		return ErrRuleAfterAllKey
-	}
-	kp := KeyPattern{Read: true, Write: true}
-	off := 1
-	if op[0] == '%' {
-		kp = KeyPattern{}
-		tilde := false
-		for ; off < len(op); off++ {
-			c := op[off]
-			switch {
-			case (c == 'R' || c == 'r') && !kp.Read:
-				kp.Read = true
-			case (c == 'W' || c == 'w') && !kp.Write:
-				kp.Write = true
-			case c == '~':
-				tilde = true
-			default:
-				return ErrRuleSyntax
-			}
-			if tilde {
-				off++
-				break
-			}
-		}
-		if !(kp.Read || kp.Write) {
-			return ErrRuleSyntax
-		}
-		// As Redis: "%R" without '~' is the empty pattern.
-	}
-	kp.Pattern = op[off:]
-	for i := range s.Keys {
-		if s.Keys[i].Pattern == kp.Pattern {
-			s.Keys[i].Read = s.Keys[i].Read || kp.Read
-			s.Keys[i].Write = s.Keys[i].Write || kp.Write
-			return nil
-		}
-	}
-	s.Keys = append(s.Keys, kp)
-	return nil
+// selectors visits the root selector, then the others, in order.
+func (s *Spec) selectors() []*Selector {
+	return append([]*Selector{&s.Selector}, s.Selectors...)
 }
 
-// setAll is +@all (allow) or -@all.
-func (s *Spec) setAll(allow bool) {
-	s.Future = allow
-	s.rules = nil
-	n := 0
+// ensureBits rebuilds every selector's bitmap for the current catalog.
+func (s *Spec) ensureBits() {
+	s.Selector.ensureBits()
+	for _, sel := range s.Selectors {
+		sel.cat = s.cat
+		sel.ensureBits()
+	}
+}
+
+// KeyAccess is what a command does with a key, as ACL rules see it:
+// Redis's key-spec flags ACCESS (KeyRead) and INSERT, DELETE, UPDATE
+// (KeyWrite). A key the command neither reads nor writes (EXISTS, TYPE:
+// RO alone) needs 0, which any pattern grants.
+type KeyAccess uint8
+
+const (
+	KeyRead KeyAccess = 1 << iota
+	KeyWrite
+)
+
+// KeyRef is one key argument of a command: its position in the
+// arguments and the access it needs.
+type KeyRef struct {
+	Pos  int
+	Need KeyAccess
+}
+
+// ChannelRef is one channel argument: its position, and whether it is a
+// pattern (PSUBSCRIBE), which must equal an allowed pattern literally.
+type ChannelRef struct {
+	Pos     int
+	Pattern bool
+}
+
+// Request is one command as the ACL rules check it.
+type Request struct {
+	Name     string   // the command's full name, "client|id" for a subcommand
+	Args     [][]byte // the command's arguments, Args[0] its name
+	Keys     []KeyRef
+	Channels []ChannelRef
+}
+
+// Reason is why a command is refused, in Redis's order of precedence
+// (ACL_DENIED_CMD < ACL_DENIED_KEY < ACL_DENIED_CHANNEL): of the
+// selectors' denials, the one reported is the greatest reason, then the
+// greatest argument position.
+type Reason uint8
+
+const (
+	Allowed Reason = iota
+	DeniedCommand
+	DeniedKey
+	DeniedChannel
+)
+
+// Denial is a refusal: its reason and, for a key or a channel, the
+// argument's position.
+type Denial struct {
+	Reason Reason
+	Pos    int
+}
+
+// String is the reason as ACL LOG names it.
+func (r Reason) String() string {
+	switch r {
+	case DeniedCommand:
+		return "command"
+	case DeniedKey:
+		return "key"
+	case DeniedChannel:
+		return "channel"
+	}
+	return ""
+}
+
+// Check is Redis's ACLCheckAllUserCommandPerm: the command may run when
+// one selector allows it all; otherwise the denial to report.
+func (s *Spec) Check(r *Request) Denial {
+	i := -1
 	if s.cat != nil {
-		n = s.cat.Len()
+		i = s.cat.Index(r.Name)
 	}
-	s.allowed = make([]bool, n)
-	if allow {
-		for i := range s.allowed {
-			s.allowed[i] = true
+	worst := Denial{Reason: DeniedCommand}
+	for _, sel := range s.selectors() {
+		d := sel.check(i, r)
+		if d.Reason == Allowed {
+			return d
+		}
+		if d.Reason > worst.Reason || d.Reason == worst.Reason && d.Pos > worst.Pos {
+			worst = d
 		}
 	}
+	return worst
 }
 
-// commandRule is +name, -name, +@category, -@category, +cmd|sub.
-func (s *Spec) commandRule(allow bool, name string) error {
-	s.ensureBits()
-	sign := "-"
-	if allow {
-		sign = "+"
-	}
-	if strings.HasPrefix(name, "@") {
-		bit := CategoryBit(name[1:])
-		if bit == 0 {
-			return ErrRuleUnknown
-		}
-		if s.cat != nil { // without a catalog only CanRunCategories reads the rule
-			for i, cc := range s.cat.cmds {
-				if cc.Categories&bit != 0 {
-					s.changePerm(i, allow)
+// CheckCategories is Check for a command outside the catalog (a memcached
+// command) with these categories: in each selector, the rules are
+// replayed from +@all or -@all and only category rules apply to it; each
+// key needs the access need. A key's Denial.Pos is its index in keys.
+func (s *Spec) CheckCategories(cats uint32, keys [][]byte, need KeyAccess) Denial {
+	worst := Denial{Reason: DeniedCommand}
+	for _, sel := range s.selectors() {
+		d := Denial{}
+		if !sel.canRunCategories(cats) {
+			d.Reason = DeniedCommand
+		} else if !sel.AllKeys {
+			for i, k := range keys {
+				if !sel.keyAllowed(k, need) {
+					d = Denial{Reason: DeniedKey, Pos: i}
+					break
 				}
 			}
 		}
-		s.rules = append(s.rules, sign+strings.ToLower(name))
-		return nil
-	}
-	if s.cat == nil {
-		return ErrRuleUnknown
-	}
-	i := s.cat.Index(name)
-	if i < 0 {
-		return ErrRuleUnknown
-	}
-	s.changePerm(i, allow)
-	s.rules = append(s.rules, sign+s.cat.cmds[i].Name)
-	return nil
-}
-
-func (s *Spec) ensureBits() {
-	if s.cat != nil && len(s.allowed) != s.cat.Len() {
-		rules := s.rules
-		s.setAll(s.Future)
-		for _, r := range rules {
-			_ = s.commandRule(r[0] == '+', r[1:])
+		if d.Reason == Allowed {
+			return d
+		}
+		if d.Reason > worst.Reason || d.Reason == worst.Reason && d.Pos > worst.Pos {
+			worst = d
 		}
 	}
+	return worst
 }
 
-// changePerm sets a command's bit and, for a container, its subcommands'
-// (Redis's ACLChangeSelectorPerm).
-func (s *Spec) changePerm(i int, allow bool) { changePerm(s.cat, s.allowed, i, allow) }
-
-func changePerm(cat *Catalog, bits []bool, i int, allow bool) {
-	bits[i] = allow
-	for _, sub := range cat.cmds[i].subs {
-		bits[sub] = allow
-	}
-}
-
-// CanRun reports whether the command at catalog index i may run. A
-// no-auth command (AUTH, HELLO, QUIT, RESET) always may, as in Redis.
-func (s *Spec) CanRun(i int) bool {
-	if s.cat == nil || i < 0 || i >= len(s.allowed) {
-		return s.Future
-	}
-	return s.allowed[i] || s.cat.cmds[i].NoAuth
-}
-
-// CanRunNamed is CanRun for the command called name ("client|id").
+// CanRunNamed reports whether some selector lets the command called name
+// ("client|id") run, whatever its arguments.
 func (s *Spec) CanRunNamed(name string) bool {
-	if s.cat == nil {
-		return s.Future
+	i := -1
+	if s.cat != nil {
+		i = s.cat.Index(name)
 	}
-	return s.CanRun(s.cat.Index(name))
-}
-
-// CanRunCategories reports whether a command outside the catalog (a
-// memcached command) with these categories may run: the rules are
-// replayed from +@all or -@all, and only category rules apply to it.
-func (s *Spec) CanRunCategories(bits uint32) bool {
-	ok := s.Future
-	for _, r := range s.rules {
-		if strings.HasPrefix(r[1:], "@") && CategoryBit(r[2:])&bits != 0 {
-			ok = r[0] == '+'
+	for _, sel := range s.selectors() {
+		if sel.canRun(i, nil) {
+			return true
 		}
 	}
-	return ok
+	return false
 }
 
 // Unrestricted reports whether the user may run every command on every key
@@ -342,32 +375,39 @@ func (s *Spec) seal() {
 	}
 }
 
-// KeyAllowed reports whether a key may be read (read) and/or written
-// (write) by the patterns, as Redis's ACLSelectorCheckKey.
-func (s *Spec) KeyAllowed(key []byte, read, write bool) bool {
-	if s.AllKeys {
-		return true
-	}
-	for _, k := range s.Keys {
-		if (read && !k.Read) || (write && !k.Write) {
-			continue
-		}
-		if glob.Match([]byte(k.Pattern), key, false) {
+// KeepsChannels reports whether every channel permission of old is still
+// granted by s: some selector of s has all channels, or every pattern of
+// old's selectors is one of s's (Redis's ACLKillPubsubClientsIfNeeded's
+// shortcut). When it is false, subscribers of the user must be checked
+// with KeepsSubscription.
+func (s *Spec) KeepsChannels(old *Spec) bool {
+	var upcoming []string
+	for _, sel := range s.selectors() {
+		if sel.AllChannels {
 			return true
 		}
+		upcoming = append(upcoming, sel.Channels...)
 	}
-	return false
+	for _, sel := range old.selectors() {
+		if sel.AllChannels {
+			return false
+		}
+		for _, c := range sel.Channels {
+			if !slices.Contains(upcoming, c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
-// ChannelAllowed reports whether a channel may be used; a pattern
-// (PSUBSCRIBE's argument) must equal one of the user's patterns, a channel
-// must match one, as Redis's ACLCheckChannelAgainstList.
-func (s *Spec) ChannelAllowed(ch []byte, isPattern bool) bool {
-	if s.AllChannels {
-		return true
-	}
-	for _, p := range s.Channels {
-		if isPattern && p == string(ch) || !isPattern && glob.Match([]byte(p), ch, false) {
+// KeepsSubscription reports whether a subscription (a channel, or a
+// pattern of PSUBSCRIBE) is allowed by the channel patterns of all of s's
+// selectors together, as Redis checks its pub/sub clients after ACL
+// SETUSER.
+func (s *Spec) KeepsSubscription(ch []byte, isPattern bool) bool {
+	for _, sel := range s.selectors() {
+		if sel.AllChannels || channelInList(sel.Channels, ch, isPattern) {
 			return true
 		}
 	}
@@ -392,33 +432,9 @@ func (s *Spec) Flags() []string {
 	return f
 }
 
-// KeysRule is the key patterns as ACL GETUSER's "keys" shows them.
-func (s *Spec) KeysRule() string {
-	if s.AllKeys {
-		return "~*"
-	}
-	parts := make([]string, len(s.Keys))
-	for i, k := range s.Keys {
-		parts[i] = k.String()
-	}
-	return strings.Join(parts, " ")
-}
-
-// ChannelsRule is the channel patterns as ACL GETUSER's "channels" shows
-// them.
-func (s *Spec) ChannelsRule() string {
-	if s.AllChannels {
-		return "&*"
-	}
-	parts := make([]string, len(s.Channels))
-	for i, c := range s.Channels {
-		parts[i] = "&" + c
-	}
-	return strings.Join(parts, " ")
-}
-
 // Describe is the user's line in ACL LIST after "user <name> ", Redis's
-// ACLDescribeUser.
+// ACLDescribeUser: flags, password hashes, the root selector, then each
+// selector in parentheses.
 func (s *Spec) Describe() string {
 	var b strings.Builder
 	for _, f := range s.Flags() {
@@ -427,109 +443,11 @@ func (s *Spec) Describe() string {
 	for _, p := range s.Passwords {
 		b.WriteString("#" + p + " ")
 	}
-	if s.AllKeys {
-		b.WriteString("~* ")
-	} else {
-		for _, k := range s.Keys {
-			b.WriteString(k.String() + " ")
-		}
+	b.WriteString(s.Selector.describe())
+	for _, sel := range s.Selectors {
+		b.WriteString(" (" + sel.describe() + ")")
 	}
-	if s.AllChannels {
-		b.WriteString("&* ")
-	} else {
-		b.WriteString("resetchannels ")
-		for _, c := range s.Channels {
-			b.WriteString("&" + c + " ")
-		}
-	}
-	b.WriteString(s.CommandRules())
 	return b.String()
-}
-
-// CommandRules describes the permission bitmap as Redis 7.0's
-// ACLDescribeSelectorCommandRules: +@all or -@all, then the categories
-// that fit best, one at a time, then single commands.
-func (s *Spec) CommandRules() string {
-	additive := !s.Future
-	rules := "+@all"
-	if additive {
-		rules = "-@all"
-	}
-	if s.cat == nil {
-		return rules
-	}
-	cat := s.cat
-	n := cat.Len()
-	fake := make([]bool, n)
-	if !additive {
-		for i := range fake {
-			fake[i] = true
-		}
-	}
-	temp := slices.Clone(s.allowed)
-	applied := make([]bool, len(Categories))
-	for {
-		best, mindiff, maxsame := -1, int(^uint(0)>>1), 0
-		for j := range Categories {
-			if applied[j] {
-				continue
-			}
-			on, off := 0, 0
-			for i, cc := range cat.cmds {
-				if cc.Categories&(1<<j) != 0 {
-					if temp[i] {
-						on++
-					} else {
-						off++
-					}
-				}
-			}
-			diff, same := off, on
-			if !additive {
-				diff, same = on, off
-			}
-			if same > diff && (diff < mindiff || diff == mindiff && same > maxsame) {
-				best, mindiff, maxsame = j, diff, same
-			}
-		}
-		if best < 0 {
-			break
-		}
-		for i, cc := range cat.cmds {
-			if cc.Categories&(1<<best) != 0 {
-				changePerm(cat, fake, i, additive)
-				changePerm(cat, temp, i, !additive)
-			}
-		}
-		op := "-@"
-		if additive {
-			op = "+@"
-		}
-		rules += " " + op + Categories[best]
-		applied[best] = true
-	}
-	var single func(idx []int)
-	single = func(idx []int) {
-		for _, i := range idx {
-			if s.allowed[i] != fake[i] {
-				op := "-"
-				if s.allowed[i] {
-					op = "+"
-				}
-				rules += " " + op + cat.cmds[i].Name
-				changePerm(cat, fake, i, s.allowed[i])
-			}
-			single(cat.cmds[i].subs)
-		}
-	}
-	var top []int
-	for i, cc := range cat.cmds {
-		if cc.parent < 0 {
-			top = append(top, i)
-		}
-	}
-	single(top)
-	return rules
 }
 
 // ACL is the user's published Spec, for permission checks on the hot
@@ -547,6 +465,9 @@ func (s *Store) SetCatalog(cat *Catalog) {
 		sp := u.spec.Load().clone()
 		sp.cat = cat
 		sp.allowed = nil
+		for _, sel := range sp.Selectors {
+			sel.allowed = nil
+		}
 		sp.ensureBits()
 		sp.seal()
 		u.spec.Store(sp)
@@ -563,17 +484,20 @@ func (s *Store) Catalog() *Catalog {
 // SetUser is ACL SETUSER: it applies ops to the user called name (a new
 // one if there is none: off, no password, no key, no channel, -@all) and
 // publishes the result only if every op is accepted; otherwise it returns
-// the *RuleError and changes nothing.
+// the error and changes nothing. When the user's channel permissions
+// shrank, the subscribers are told (Change.Narrowed).
 func (s *Store) SetUser(name string, ops ...string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	u := s.users[name]
-	sp := &Spec{cat: s.cat}
+	sp := newSpec(s.cat)
+	var before *Spec
 	if u != nil {
-		sp = u.spec.Load().clone()
+		before = u.spec.Load()
+		sp = before.clone()
+		sp.ensureBits()
 	}
-	sp.ensureBits()
 	if err := sp.ApplyRules(ops...); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	if u == nil {
@@ -582,6 +506,10 @@ func (s *Store) SetUser(name string, ops ...string) error {
 	}
 	sp.seal()
 	u.spec.Store(sp)
+	s.mu.Unlock()
+	if before != nil && !sp.KeepsChannels(before) {
+		s.notify(Change{Narrowed: u, Before: before})
+	}
 	return nil
 }
 

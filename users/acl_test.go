@@ -77,7 +77,9 @@ func TestRuleErrors(t *testing.T) {
 		{"+nosuch", ErrRuleUnknown}, {"+@nosuch", ErrRuleUnknown}, {"+client|nosuch", ErrRuleUnknown},
 		{"#abc", ErrRuleBadHash}, {"#" + HashPassword("x")[:63] + "G", ErrRuleBadHash},
 		{"<nope", ErrRuleNoPassword}, {"!" + HashPassword("nope"), ErrRuleNoPassword},
-		{"%X~a", ErrRuleSyntax}, {"bogus", ErrRuleSyntax}, {"", ErrRuleSyntax},
+		{"%X~a", ErrRuleSyntax}, {"bogus", ErrRuleSyntax}, {"~a b", ErrRuleSyntax}, {"&a\x00", ErrRuleSyntax},
+		{"+client|id|x", ErrRuleFirstArgSub}, {"+get|", ErrRuleSyntax}, {"-get|x", ErrRuleUnknown},
+		{"(on)", ErrRuleSyntax}, {"(~a >pw)", ErrRuleSyntax}, {"(+nosuch)", ErrRuleUnknown},
 	}
 	for _, c := range cases {
 		err := s.SetUser("u", "off", c.op)
@@ -117,16 +119,17 @@ func TestPermissionChecks(t *testing.T) {
 			t.Errorf("CanRun(%s) = %v", name, !want)
 		}
 	}
-	if !sp.KeyAllowed([]byte("app:1"), true, true) || sp.KeyAllowed([]byte("other"), true, false) ||
-		!sp.KeyAllowed([]byte("r:1"), true, false) || sp.KeyAllowed([]byte("r:1"), false, true) {
+	rw := KeyRead | KeyWrite
+	if !sp.keyAllowed([]byte("app:1"), rw) || sp.keyAllowed([]byte("other"), KeyRead) ||
+		!sp.keyAllowed([]byte("r:1"), KeyRead) || sp.keyAllowed([]byte("r:1"), KeyWrite) || !sp.keyAllowed([]byte("r:1"), 0) {
 		t.Error("key patterns")
 	}
-	if !sp.ChannelAllowed([]byte("news.x"), false) || sp.ChannelAllowed([]byte("sport"), false) ||
-		!sp.ChannelAllowed([]byte("news.*"), true) || sp.ChannelAllowed([]byte("news.x*"), true) {
+	if !sp.channelAllowed([]byte("news.x"), false) || sp.channelAllowed([]byte("sport"), false) ||
+		!sp.channelAllowed([]byte("news.*"), true) || sp.channelAllowed([]byte("news.x*"), true) {
 		t.Error("channel patterns")
 	}
-	if !sp.CanRunCategories(CategoryBit("read")) || sp.CanRunCategories(CategoryBit("write")) ||
-		sp.CanRunCategories(CategoryBit("admin")|CategoryBit("dangerous")) || sp.Unrestricted() {
+	can := func(cats uint32) bool { return sp.CheckCategories(cats, nil, 0).Reason == Allowed }
+	if !can(CategoryBit("read")) || can(CategoryBit("write")) || can(CategoryBit("admin")|CategoryBit("dangerous")) || sp.Unrestricted() {
 		t.Error("categories")
 	}
 	// A catalog set after the rules (the store is built before the Redis

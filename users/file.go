@@ -1,6 +1,7 @@
 package users
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,78 +9,113 @@ import (
 )
 
 // ACL files (aclfile, ACL LOAD, ACL SAVE): one "user <name> <rule>…" line
-// per user, '#' comments and blank lines skipped, as Redis's
-// ACLLoadFromFile reads them. Loading replaces every user at once, or
-// nothing when a line is refused; saving writes ACL LIST's lines to a
-// temporary file renamed over the old one.
+// per user, as Redis 7.0's ACLLoadFromFile reads them: lines are trimmed,
+// blank ones skipped, and split on single spaces (so two spaces make an
+// empty rule, which does nothing); a selector may span several words. A
+// comment is an error, as in Redis (the file is rewritten by ACL SAVE).
+// Loading replaces every user at once, or nothing when a line is refused;
+// saving writes ACL LIST's lines to a temporary file renamed over the old
+// one.
 
-// LoadFile replaces the users by those of the ACL file at path. The
-// default user, when the file does not declare it, is "on nopass ~* &*
-// +@all" again. A user that remains keeps its *User (its connections stay
-// bound); a user the file drops may run nothing more, as after Delete.
-func (s *Store) LoadFile(path string) error {
+// LoadFile replaces the users by those of the ACL file at path (ACL LOAD,
+// aclfile). The default user, when the file does not declare it, is "on
+// nopass ~* &* +@all" again; it keeps its *User. Every other user is new,
+// as in Redis: the old ones are removed, and the subscribers told, so
+// their connections close (origin's after its reply).
+func (s *Store) LoadFile(origin any, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("Error loading ACLs, opening file '%s': %v", path, err)
+		return fmt.Errorf("Error loading ACLs, opening file '%s': %v", path, unwrapPathError(err))
 	}
-	return s.LoadText(path, string(data))
+	return s.LoadText(origin, path, string(data))
 }
 
-// LoadText is LoadFile on the file's text; name names it in errors.
-func (s *Store) LoadText(name, text string) error {
+// unwrapPathError is the system's text alone, as strerror gives it.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// LoadText is LoadFile on the file's text; name names it in errors, as
+// Redis names its aclfile directive's value.
+func (s *Store) LoadText(origin any, name, text string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	specs := map[string]*Spec{}
-	var errs []string
+	var errs strings.Builder
 	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" {
 			continue
 		}
-		words := strings.Fields(line)
+		n := i + 1
+		words := strings.Split(line, " ")
 		switch {
 		case words[0] != "user" || len(words) < 2:
-			errs = append(errs, fmt.Sprintf("%s:%d: line should start with user keyword", name, i+1))
+			fmt.Fprintf(&errs, "%s:%d should start with user keyword followed by the username. ", name, n)
+			continue
+		case hasSpaces(words[1]):
+			fmt.Fprintf(&errs, "'%s:%d: username '%s' contains invalid characters. ", name, n, words[1])
 			continue
 		case specs[words[1]] != nil:
-			errs = append(errs, fmt.Sprintf("%s:%d: Duplicate user '%s' found", name, i+1, words[1]))
+			fmt.Fprintf(&errs, "WARNING: Duplicate user '%s' found on line %d. ", words[1], n)
 			continue
 		}
-		sp := &Spec{cat: s.cat}
-		sp.ensureBits()
-		if err := sp.ApplyRules(words[2:]...); err != nil {
-			errs = append(errs, fmt.Sprintf("%s:%d: %v", name, i+1, err))
-			continue
-		}
+		sp := newSpec(s.cat)
 		specs[words[1]] = sp
+		ops, err := MergeSelectorArgs(words[2:])
+		if err != nil {
+			fmt.Fprintf(&errs, "%s:%d: Unmatched parenthesis in selector definition.", name, n)
+			continue
+		}
+		reported := false
+		for _, op := range ops {
+			op = strings.Trim(op, "\t\r\n")
+			err := sp.ApplyRule(op)
+			switch {
+			case err == nil:
+			case errors.Is(err, ErrRuleUnknown):
+				fmt.Fprintf(&errs, "%s:%d: Error in applying operation '%s': %v. ", name, n, op, err)
+			case !reported: // later errors may follow from the first
+				fmt.Fprintf(&errs, "%s:%d: %v. ", name, n, err)
+				reported = true
+			}
+		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, ". "))
+	if errs.Len() > 0 {
+		s.mu.Unlock()
+		return errors.New(errs.String() + "WARNING: ACL errors detected, no change to the previously active ACL rules was performed")
 	}
-	if specs[DefaultName] == nil {
-		sp := &Spec{cat: s.cat, Enabled: true, NoPass: true, AllKeys: true, AllChannels: true}
-		sp.setAll(true)
-		specs[DefaultName] = sp
+	def := specs[DefaultName]
+	if def == nil {
+		def = newSpec(s.cat)
+		def.Enabled, def.NoPass, def.AllKeys, def.AllChannels = true, true, true, true
+		def.setAll(true)
 	}
+	def.seal()
+	s.def.spec.Store(def)
+	var gone []*User
 	for n, u := range s.users {
-		if specs[n] == nil {
-			dead := &Spec{cat: s.cat}
-			dead.ensureBits()
-			dead.seal()
-			u.spec.Store(dead)
-			delete(s.users, n)
+		if n != DefaultName {
+			s.kill(u)
+			gone = append(gone, u)
 		}
 	}
+	s.users = map[string]*User{DefaultName: s.def}
 	for n, sp := range specs {
-		u := s.users[n]
-		if u == nil {
-			u = &User{name: n}
-			s.users[n] = u
+		if n == DefaultName {
+			continue
 		}
+		u := &User{name: n}
 		sp.seal()
 		u.spec.Store(sp)
+		s.users[n] = u
 	}
-	return nil // s.def is unchanged: the default user is never removed, only respecified
+	s.mu.Unlock()
+	s.notify(Change{Removed: gone, Origin: origin})
+	return nil
 }
 
 // SaveFile writes every user's ACL LIST line to path, through a temporary

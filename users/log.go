@@ -7,9 +7,11 @@ import (
 
 // ACL LOG: the denials both front-ends record (a refused command, key or
 // channel, a failed login), kept as Redis 7.0 keeps them (addACLLogEntry):
-// newest first, at most LogMaxLen, and an entry like the newest one with
-// the same reason, context, object and user less than 60 seconds old is
-// counted again instead of added.
+// newest first; an entry like one of the 10 newest (same reason, context,
+// object and user, updated at most 60 seconds before) is counted again,
+// moved to the front, instead of added; and adding an entry drops the
+// oldest ones beyond acllog-max-len (SetLogMaxLen). As in Redis, lowering
+// the bound trims the log only when the next entry is added.
 
 // LogMaxLen is Redis's acllog-max-len default.
 const LogMaxLen = 128
@@ -34,6 +36,14 @@ type aclLog struct {
 	mu      sync.Mutex
 	entries []LogEntry // newest first
 	nextID  int64
+	maxLen  int // acllog-max-len (New: LogMaxLen)
+}
+
+// SetLogMaxLen is acllog-max-len: how many entries the log keeps.
+func (s *Store) SetLogMaxLen(n int) {
+	s.log.mu.Lock()
+	s.log.maxLen = n
+	s.log.mu.Unlock()
 }
 
 // Log records a denial at now.
@@ -44,7 +54,7 @@ func (s *Store) Log(e LogEntry, now time.Time) {
 	for i := range min(len(l.entries), 10) { // Redis scans the 10 newest
 		o := &l.entries[i]
 		if o.Reason == e.Reason && o.Context == e.Context && o.Object == e.Object &&
-			o.Username == e.Username && now.Sub(o.Updated) < logGrouping {
+			o.Username == e.Username && now.Sub(o.Updated).Abs().Milliseconds() <= logGrouping.Milliseconds() {
 			o.Count++
 			o.Updated = now
 			o.ClientInfo = e.ClientInfo
@@ -59,8 +69,8 @@ func (s *Store) Log(e LogEntry, now time.Time) {
 	l.nextID++
 	e.Created, e.Updated = now, now
 	l.entries = append([]LogEntry{e}, l.entries...)
-	if len(l.entries) > LogMaxLen {
-		l.entries = l.entries[:LogMaxLen]
+	if len(l.entries) > l.maxLen {
+		l.entries = l.entries[:l.maxLen]
 	}
 }
 

@@ -37,20 +37,13 @@ type Spec struct {
 	// Sanitize is SanitizeDefault, SanitizePayload or SkipSanitizePayload
 	// (a flag Tandem shows and does not otherwise use).
 	Sanitize int
-	// AllKeys: every key (~*, allkeys); else Keys lists the patterns.
-	AllKeys bool
-	Keys    []KeyPattern
-	// AllChannels: every channel (&*, allchannels); else Channels.
-	AllChannels bool
-	Channels    []string
-	// Future is Redis's "future commands" bit: set by +@all, cleared by
-	// -@all (acl.go).
-	Future bool
+	// Selector is the root selector: the command, key and channel rules
+	// written outside parentheses (selector.go).
+	Selector
+	// Selectors are the "(…)" selectors, in the order added.
+	Selectors []*Selector
 
-	cat     *Catalog // the commands the bitmap indexes (Store.SetCatalog)
-	allowed []bool   // by catalog index: the command may run
-	rules   []string // command rules since the last +@all/-@all, for CanRunCategories
-	open    bool     // Unrestricted, computed by seal
+	open bool // Unrestricted, computed by seal
 }
 
 // HashPassword is the stored form of a password: its SHA-256 digest in
@@ -114,10 +107,11 @@ func (s *Spec) ResetPass() {
 func (s *Spec) clone() *Spec {
 	c := *s
 	c.Passwords = slices.Clone(s.Passwords)
-	c.Keys = slices.Clone(s.Keys)
-	c.Channels = slices.Clone(s.Channels)
-	c.allowed = slices.Clone(s.allowed)
-	c.rules = slices.Clone(s.rules)
+	c.Selector = *s.Selector.clone()
+	c.Selectors = make([]*Selector, len(s.Selectors))
+	for i, sel := range s.Selectors {
+		c.Selectors[i] = sel.clone()
+	}
 	return &c
 }
 
@@ -125,9 +119,14 @@ func (s *Spec) clone() *Spec {
 // pointer stays valid and names the same user while the store changes
 // what the user may do.
 type User struct {
-	name string
-	spec atomic.Pointer[Spec]
+	name    string
+	spec    atomic.Pointer[Spec]
+	removed atomic.Bool // deleted, or replaced by ACL LOAD (notify.go)
 }
+
+// Removed reports whether the store no longer holds the user (ACL
+// DELUSER, or ACL LOAD, which replaces every user but default).
+func (u *User) Removed() bool { return u.removed.Load() }
 
 // Name is the user's name.
 func (u *User) Name() string { return u.name }
@@ -164,14 +163,25 @@ type Store struct {
 	mu    sync.RWMutex     // guards users and cat; a User's Spec is atomic
 	users map[string]*User // by name
 	def   *User
-	cat   *Catalog // the commands ACL rules name (SetCatalog)
-	log   aclLog   // ACL LOG (log.go)
+	cat   *Catalog       // the commands ACL rules name (SetCatalog)
+	subs  []func(Change) // Subscribe (notify.go)
+	log   aclLog         // ACL LOG (log.go)
+}
+
+// newSpec is a new user's Spec (off, no password, no key, no channel,
+// -@all) over cat.
+func newSpec(cat *Catalog) *Spec {
+	sp := &Spec{}
+	sp.cat = cat
+	sp.setAll(false)
+	return sp
 }
 
 // New returns a store holding only the default user, enabled and nopass
 // (Redis's "user default on nopass"): nobody has to log in.
 func New() *Store {
 	s := &Store{users: map[string]*User{}}
+	s.log.maxLen = LogMaxLen
 	s.def = s.Set(DefaultName, func(sp *Spec) {
 		sp.Enabled = true
 		sp.SetNoPass()
@@ -211,14 +221,14 @@ func (s *Store) Set(name string, edit func(*Spec)) *User {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u := s.users[name]
-	sp := &Spec{}
+	sp := newSpec(s.cat)
 	if u == nil {
 		u = &User{name: name}
 	} else {
 		sp = u.spec.Load().clone()
+		sp.cat = s.cat
+		sp.ensureBits()
 	}
-	sp.cat = s.cat
-	sp.ensureBits()
 	if edit != nil {
 		edit(sp)
 	}
@@ -230,23 +240,24 @@ func (s *Store) Set(name string, edit func(*Spec)) *User {
 
 // Delete removes the user called name and reports whether it existed.
 // The default user cannot be removed.
-func (s *Store) Delete(name string) bool {
-	if name == DefaultName {
-		return false
-	}
+func (s *Store) Delete(name string) bool { return s.DeleteUsers(nil, name) == 1 }
+
+// DeleteUsers is ACL DELUSER: it removes the users named (the default
+// user excepted), tells the subscribers, whose connections of them close
+// (origin's after its reply), and returns how many existed.
+func (s *Store) DeleteUsers(origin any, names ...string) int {
+	var gone []*User
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	u, ok := s.users[name]
-	if ok {
-		// Connections still bound to it may run nothing more (Redis closes
-		// them; here every command but AUTH, HELLO, QUIT, RESET is refused).
-		sp := &Spec{cat: s.cat}
-		sp.ensureBits()
-		sp.seal()
-		u.spec.Store(sp)
+	for _, name := range names {
+		if u, ok := s.users[name]; ok && name != DefaultName {
+			s.kill(u)
+			delete(s.users, name)
+			gone = append(gone, u)
+		}
 	}
-	delete(s.users, name)
-	return ok
+	s.mu.Unlock()
+	s.notify(Change{Removed: gone, Origin: origin})
+	return len(gone)
 }
 
 // SetDefaultPassword makes password the default user's only password, as
