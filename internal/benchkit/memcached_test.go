@@ -67,7 +67,8 @@ func TestReadMemcachedGetMalformed(t *testing.T) {
 		"VALUE k 0 3\r\nabc\r\n",         // no END (EOF)
 		"VALUE k 0 3\r\nabc\r\nVALUE k 0 3\r\n",
 	} {
-		_, _, _, err := ReadMemcachedGet(bufio.NewReader(strings.NewReader(in)))
+		var scratch []byte
+		_, _, err := MemcacheText{}.ReadGet(bufio.NewReader(strings.NewReader(in)), []byte("k"), &scratch)
 		if err == nil {
 			t.Errorf("%q: no error", in)
 		}

@@ -14,12 +14,26 @@ import (
 
 // FreePort asks the kernel for a loopback port nobody listens on.
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ps, err := FreePorts(1)
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ps[0], nil
+}
+
+// FreePorts returns n distinct loopback ports nobody listens on: all are
+// held open until every one is chosen, so they differ.
+func FreePorts(n int) ([]int, error) {
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
 }
 
 // Process is a started server process.

@@ -1,7 +1,3 @@
-// Package benchkit is the plumbing the benchmark tools share: a minimal
-// RESP2 client (the tools encode their own requests so that what they
-// time is the server, not a client library) and helpers to start, wait
-// for and stop loopback server processes.
 package benchkit
 
 import (
@@ -25,6 +21,7 @@ type Conn struct {
 	timeout time.Duration
 	perRead bool // every reply line read extends the deadline
 	scratch []byte
+	out     []byte // WriteCmd's encoding, reused
 }
 
 // Dial connects to addr; timeout bounds the dial and each exchange.
@@ -52,38 +49,10 @@ func (c *Conn) readDeadline() {
 	}
 }
 
-// AppendBulk appends one RESP bulk string.
-func AppendBulk(dst, s []byte) []byte {
-	dst = append(dst, '$')
-	dst = strconv.AppendInt(dst, int64(len(s)), 10)
-	dst = append(dst, '\r', '\n')
-	dst = append(dst, s...)
-	return append(dst, '\r', '\n')
-}
-
-// AppendCommand appends a RESP array of bulk strings.
-func AppendCommand(dst []byte, args ...[]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, '\r', '\n')
-	for _, a := range args {
-		dst = AppendBulk(dst, a)
-	}
-	return dst
-}
-
 // WriteCmd buffers one command; Flush sends it.
 func (c *Conn) WriteCmd(args ...[]byte) {
-	c.w.WriteByte('*')
-	c.w.WriteString(strconv.Itoa(len(args)))
-	c.w.WriteString("\r\n")
-	for _, a := range args {
-		c.w.WriteByte('$')
-		c.w.WriteString(strconv.Itoa(len(a)))
-		c.w.WriteString("\r\n")
-		c.w.Write(a)
-		c.w.WriteString("\r\n")
-	}
+	c.out = AppendCommand(c.out[:0], args...)
+	c.w.Write(c.out)
 }
 
 // Flush sets the deadline and sends what is buffered.
@@ -138,30 +107,15 @@ func (r Reply) Err() error {
 	return nil
 }
 
-// ReplyErr is an error reply: well-formed, the connection stays in step.
-type ReplyErr string
-
-func (e ReplyErr) Error() string { return string(e) }
-
-// IsOOM reports whether an error reply is Redis's "-OOM command not
-// allowed when used memory > 'maxmemory'." (Tandem answers the same).
-func (e ReplyErr) IsOOM() bool { return strings.HasPrefix(string(e), "OOM") }
-
 // line reads one CRLF-terminated line; the slice is valid until the next
 // read.
 func (c *Conn) line() ([]byte, error) {
 	c.readDeadline()
-	l, err := c.r.ReadSlice('\n')
-	if err != nil {
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return nil, fmt.Errorf("reply line longer than %d bytes", c.r.Size())
-		}
-		return nil, err
+	l, err := ReadLine(c.r)
+	if err == nil && len(l) == 0 {
+		return nil, errors.New("empty reply line")
 	}
-	if len(l) < 3 || l[len(l)-2] != '\r' {
-		return nil, fmt.Errorf("malformed reply line %q", l)
-	}
-	return l[:len(l)-2], nil
+	return l, err
 }
 
 // length parses the length of a bulk string ("$") or array ("*") reply
@@ -274,51 +228,15 @@ func (c *Conn) Pipeline(out []byte, n int) error {
 // a ReplyErr for an error reply (the stream is still in step), anything
 // else for a broken stream. The value is valid until the next read.
 func (c *Conn) GetReply() (value []byte, hit bool, err error) {
-	l, err := c.line()
-	if err != nil {
-		return nil, false, err
-	}
-	switch l[0] {
-	case '$':
-		n, err := length(l)
-		if err != nil {
-			return nil, false, err
-		}
-		if n == -1 {
-			return nil, false, nil
-		}
-		if cap(c.scratch) < n+2 {
-			c.scratch = make([]byte, n+2)
-		}
-		buf := c.scratch[:n+2]
-		c.readDeadline()
-		if _, err := io.ReadFull(c.r, buf); err != nil {
-			return nil, false, err
-		}
-		if buf[n] != '\r' || buf[n+1] != '\n' {
-			return nil, false, errors.New("bulk reply does not end in CRLF")
-		}
-		return buf[:n], true, nil
-	case '-':
-		return nil, false, ReplyErr(l[1:])
-	}
-	return nil, false, fmt.Errorf("unexpected reply to GET: %q", l)
+	c.readDeadline()
+	return RESP{}.ReadGet(c.r, nil, &c.scratch)
 }
 
 // SetReply reads the reply to a SET: nil for +OK, a ReplyErr for an error
 // reply (OOM among them).
 func (c *Conn) SetReply() error {
-	l, err := c.line()
-	if err != nil {
-		return err
-	}
-	switch {
-	case string(l) == "+OK":
-		return nil
-	case l[0] == '-':
-		return ReplyErr(l[1:])
-	}
-	return fmt.Errorf("unexpected reply to SET: %q", l)
+	c.readDeadline()
+	return RESP{}.ReadSet(c.r)
 }
 
 // Info runs INFO [section] ("" for the default sections) and returns its
