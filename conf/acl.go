@@ -4,7 +4,8 @@ import "strings"
 
 // Redis ACL users in the configuration: "user <name> <rule>…" lines, as
 // redis.conf declares them, and "aclfile <path>". Both are start-up only
-// (no CONFIG GET or SET, as in redis). Rules are not checked here: they
+// (no CONFIG GET or SET, as in redis). acllog-max-len is an ordinary
+// mutable directive of the table (directives.go). Rules are not checked here: they
 // name commands of the Redis front-end's table, so the user store (package
 // users) applies them when that table is built and refuses a bad line
 // there.
@@ -26,6 +27,10 @@ func (c *Config) ACLUsers() []ACLUser { return c.load().aclUsers }
 
 // ACLFile is the aclfile path, "" when none is configured.
 func (c *Config) ACLFile() string { return c.load().aclFile }
+
+// ACLLogMaxLen is acllog-max-len: how many entries ACL LOG keeps
+// (mutable; services follows it into the user store).
+func (c *Config) ACLLogMaxLen() int { return int(c.load().num[dACLLogMaxLen]) }
 
 // aclDirective handles user and aclfile; handled is false for any other
 // name. resplit splits a single word (flags, the environment), as for

@@ -22,7 +22,7 @@ var ignoredDirectives = map[string]bool{
 	"active-defrag-ignore-bytes": true, "active-defrag-max-scan-fields": true,
 	"hll-sparse-max-bytes": true, "stream-node-max-bytes": true,
 	"stream-node-max-entries": true, "tracking-table-max-keys": true,
-	"acllog-max-len": true, "io-threads-do-reads": true, "maxmemory-clients": true,
+	"io-threads-do-reads": true, "maxmemory-clients": true,
 	"ignore-warnings": true, "sanitize-dump-payload": true,
 	"enable-module-command": true, "shutdown-on-sigint": true,
 	"shutdown-on-sigterm": true, "latency-tracking-info-percentiles": true,

@@ -113,6 +113,7 @@ const (
 	dBusyReplyThreshold
 	dSlowlogLogSlowerThan
 	dSlowlogMaxLen
+	dACLLogMaxLen
 	dLatencyTracking
 	dLatencyMonitorThreshold
 	dClientOutputBufferLimit
@@ -234,6 +235,7 @@ var table = [numDirectives]directive{
 	dBusyReplyThreshold:      {name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, flags: mutable, def: "5000", min: 0, max: longMax},
 	dSlowlogLogSlowerThan:    {name: "slowlog-log-slower-than", kind: kindInt, flags: mutable, def: "10000", min: -1, max: longMax},
 	dSlowlogMaxLen:           {name: "slowlog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax},
+	dACLLogMaxLen:            {name: "acllog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax}, // acl.go
 	dLatencyTracking:         {name: "latency-tracking", kind: kindBool, flags: mutable, def: "yes"},
 	dLatencyMonitorThreshold: {name: "latency-monitor-threshold", kind: kindInt, flags: mutable, def: "0", min: 0, max: longMax},
 

@@ -79,6 +79,12 @@ func followRequirePass(u *users.Store, cfg *conf.Config) {
 	cfg.OnChange("requirepass", func(c *conf.Config) { u.SetDefaultPassword(c.RequirePass()) })
 }
 
+// followACLLog bounds the ACL log by acllog-max-len.
+func followACLLog(u *users.Store, cfg *conf.Config) {
+	u.SetLogMaxLen(cfg.ACLLogMaxLen())
+	cfg.OnChange("acllog-max-len", func(c *conf.Config) { u.SetLogMaxLen(c.ACLLogMaxLen()) })
+}
+
 // NotifySink returns the engine sink that publishes keyspace events with
 // publish (the hub's Publish) on Redis 7.0's channels: on
 // __keyspace@<db>__:<key> with the event name as the message (flag K),
