@@ -13,7 +13,8 @@ import (
 func runJSON(t *testing.T, args ...string) (Report, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(append(args, "--json"), &out, &errOut)
+	// --json right after the subcommand: flags end at the first name.
+	code := run(append([]string{args[0], "--json"}, args[1:]...), &out, &errOut)
 	var rep Report
 	if code == exitOK || code == exitReplyError {
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -296,3 +297,20 @@ func TestCSV(t *testing.T) {
 }
 
 func newTestFlagSet() *flag.FlagSet { return flag.NewFlagSet("test", flag.ContinueOnError) }
+func TestScenarioCatchesALosingServer(t *testing.T) {
+	f := startFake(t, "memcache", func(f *fakeServer) { f.dropEvery = 10 })
+	rep, code := runJSON(t, "scenario", "--protocol", "memcache", "--server", f.addr(), "--scale", "0.01", "seed-100b")
+	if code != exitReplyError {
+		t.Fatalf("exit %d, want %d", code, exitReplyError)
+	}
+	get := rep.Results[1]
+	if get.Missing == 0 || get.Missing != get.Errors || !strings.Contains(get.FirstError, "missing") {
+		t.Errorf("GET phase %+v, want every miss reported as missing", get)
+	}
+	var out bytes.Buffer
+	writeTable(&out, aggregate(rep.Results))
+	if !strings.Contains(out.String(), "FAILED") {
+		t.Errorf("the table hides the loss:\n%s", out.String())
+	}
+}
+

@@ -267,7 +267,7 @@ func Version(kind Kind, bin string) string {
 }
 
 // TandemBinary returns the Tandem binary to start: bin if given, else
-// ./cmd/tandem built into dir when run from the module root, else tandem
+// ./cmd/tandem built into dir/bin when run from the module root, else tandem
 // on PATH.
 func TandemBinary(bin, dir string) (string, error) {
 	if bin != "" {
@@ -277,7 +277,7 @@ func TandemBinary(bin, dir string) (string, error) {
 		return "", fmt.Errorf("tandem binary %q not found", bin)
 	}
 	if _, err := os.Stat("cmd/tandem/main.go"); err == nil {
-		out := filepath.Join(dir, "tandem")
+		out := filepath.Join(dir, "bin", "tandem")
 		cmd := exec.Command("go", "build", "-o", out, "./cmd/tandem")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build ./cmd/tandem: %v\n%s", err, b)
