@@ -313,4 +313,3 @@ func TestScenarioCatchesALosingServer(t *testing.T) {
 		t.Errorf("the table hides the loss:\n%s", out.String())
 	}
 }
-

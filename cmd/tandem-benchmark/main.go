@@ -36,6 +36,7 @@ func init() {
 		{"load", "one workload against one or more running servers, side by side", runLoad},
 		{"scenario", "named classic tests (seed-100b, seed-20kb, kt-10kb-64bkey, concurrency-1kb, …) against running servers", runScenario},
 		{"compare", "start redis-server, memcached, Tandem and the null server here and run scenarios against all of them: Tandem's ratios", runCompare},
+		{"chart", "draw the SVG charts of a results.json again", runChart},
 		{"null", "the null server: Tandem's event loop and RESP parser, no engine (the network floor)", runNull},
 	}
 }
