@@ -100,3 +100,16 @@ func Children(pid int) []int {
 	}
 	return out
 }
+
+// LoadAvg is the first three fields of /proc/loadavg, "?" if unreadable.
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

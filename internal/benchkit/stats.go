@@ -1,6 +1,7 @@
 package benchkit
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -30,4 +31,29 @@ func Percentile(sorted []float64, p float64) float64 {
 	// computed in binary and may land just above an integer.
 	rank := int(math.Ceil(p/100*float64(len(sorted)) - 1e-9))
 	return sorted[max(0, min(rank-1, len(sorted)-1))]
+}
+
+// Bytes formats a byte count in binary units: "100 B", "20.0 KB",
+// "3.0 GB", "−5.0 MB".
+func Bytes(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	f, unit := float64(n), "B"
+	for _, u := range []string{"KB", "MB", "GB"} {
+		if f < 1024 {
+			break
+		}
+		f /= 1024
+		unit = u
+	}
+	s := fmt.Sprintf("%.0f %s", f, unit)
+	if unit != "B" && f < 100 {
+		s = fmt.Sprintf("%.1f %s", f, unit)
+	}
+	if neg {
+		s = "−" + s
+	}
+	return s
 }
