@@ -12,6 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tandemkv/tandem/cmd/tandem-benchmark/hitratio"
+	"github.com/tandemkv/tandem/cmd/tandem-benchmark/memkey"
+	"github.com/tandemkv/tandem/cmd/tandem-benchmark/rssbound"
+	"github.com/tandemkv/tandem/cmd/tandem-benchmark/savebench"
 	"github.com/tandemkv/tandem/internal/benchkit"
 )
 
@@ -36,6 +40,10 @@ func init() {
 		{"load", "one workload against one or more running servers, side by side", runLoad},
 		{"scenario", "named classic tests (seed-100b, seed-20kb, kt-10kb-64bkey, concurrency-1kb, …) against running servers", runScenario},
 		{"compare", "start redis-server, memcached, Tandem and the null server here and run scenarios against all of them: Tandem's ratios", runCompare},
+		{"hitratio", "miss ratio of eviction policies: Tandem's and redis-server's, on replayed key streams", hitratio.Run},
+		{"rssbound", "Tandem's RSS stays within its maxmemory bound while far more is offered", rssbound.Run},
+		{"save", "snapshots, Tandem and redis-server: SAVE, BGSAVE under load, load on start", savebench.Run},
+		{"memkey", "memory per key: Tandem (both protocols), redis-server, memcached", memkey.Run},
 		{"chart", "draw the SVG charts of a results.json again", runChart},
 		{"null", "the null server: Tandem's event loop and RESP parser, no engine (the network floor)", runNull},
 	}
@@ -146,7 +154,7 @@ func environment() map[string]string {
 	env := map[string]string{
 		"cpus":     fmt.Sprint(runtime.NumCPU()),
 		"go":       runtime.Version(),
-		"load_avg": loadAvg(),
+		"load_avg": benchkit.LoadAvg(),
 	}
 	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
 		rev := strings.TrimSpace(string(out))
@@ -156,18 +164,6 @@ func environment() map[string]string {
 		env["git"] = rev
 	}
 	return env
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // writeEnv prints a report's environment as "# key: value" lines.
