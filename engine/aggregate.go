@@ -133,7 +133,7 @@ func (d DB) aggregateLocked(k keyAt, key []byte, typ Type, create func() aggrega
 		}
 		return true, nil
 	}
-	d.e.dirty.Add(1)
+	s.changed(1)
 	if slot < 0 {
 		if a.length() == 0 {
 			return false, nil

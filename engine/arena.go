@@ -319,8 +319,8 @@ func (s *shardData) releaseRecord(en *entry) {
 // addDead adds to the shard's and the engine's dead record bytes.
 func (s *shardData) addDead(n int64) {
 	s.dead += n
-	if s.deadTotal != nil {
-		s.deadTotal.Add(n)
+	if s.eng != nil {
+		s.tally.dead = s.eng.spread(&s.eng.dead, s.tally.dead+n)
 	}
 }
 

@@ -42,7 +42,7 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 	if slot >= 0 {
 		en := &s.entries[slot]
 		if countLookup {
-			d.e.stats.hits.Add(1)
+			s.lookedUp(1, 0)
 		}
 		d.touch(en, now)
 		if en.typ != TypeString {
@@ -51,7 +51,7 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 		old, buf = s.plainValue(en, true)
 		enc = en.encoding()
 	} else if countLookup {
-		d.e.stats.misses.Add(1)
+		s.lookedUp(0, 1)
 	}
 	value, err := fn(old, enc, slot >= 0)
 	putBuf(buf) // fn copies what it keeps of old
@@ -70,12 +70,12 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 // ErrWrongType for another type.
 func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) {
 	k := tx.at(i)
+	s := k.s
 	if k.slot < 0 {
-		tx.d.e.stats.misses.Add(1)
+		s.lookedUp(0, 1)
 		return nil, 0, false, nil
 	}
-	tx.d.e.stats.hits.Add(1)
-	s := k.s
+	s.lookedUp(1, 0)
 	en := &s.entries[k.slot]
 	tx.d.touch(en, tx.now)
 	if en.typ != TypeString {

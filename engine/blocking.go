@@ -249,7 +249,7 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		s.unlinkWaiter(r)
 		d.wakeLater(w.wake)
 		s.account(a.memSize() - before)
-		d.e.dirty.Add(1)
+		s.changed(1)
 		if a.length() == 0 {
 			s.remove(slot, h)
 			d.notifyLater(ClassGeneric, "del", key)

@@ -382,11 +382,11 @@ func (d DB) StrLen(key []byte) (int, error) {
 	defer k.s.unlock()
 	s := k.s
 	if k.slot < 0 {
-		d.e.stats.misses.Add(1)
+		s.lookedUp(0, 1)
 		return 0, nil
 	}
 	en := &s.entries[k.slot]
-	d.e.stats.hits.Add(1)
+	s.lookedUp(1, 0)
 	d.touch(en, k.now)
 	if en.typ != TypeString {
 		return 0, ErrWrongType

@@ -24,8 +24,10 @@ type Engine struct {
 	clock     Clock
 	startMs   int64
 
-	used atomic.Int64 // accounted bytes of all entries
-	dead atomic.Int64 // bytes of dead records awaiting compaction (arena.go)
+	// used and dead lag the shards' parts by up to sumStep each (tally.go).
+	used    atomic.Int64 // accounted bytes of all entries
+	dead    atomic.Int64 // bytes of dead records awaiting compaction (arena.go)
+	sumStep atomic.Int64 // what each shard may hold back of used and dead
 	// dbKeys counts the keys of each database, kept by its shards (DBSIZE,
 	// eviction sampling).
 	dbKeys []atomic.Int64
@@ -33,8 +35,9 @@ type Engine struct {
 	// starts.
 	compactNext atomic.Uint64
 	maxMemory   atomic.Int64  // 0 = unlimited
-	dirty       atomic.Int64  // writes since start (Redis's server.dirty)
 	casSeq      atomic.Uint64 // last CAS unique handed out
+	// s3Clock counts the keys inserted: S3-FIFO's insertion order (evict.go).
+	s3Clock atomic.Uint32
 
 	expireNext atomic.Uint64 // shard where the next ActiveExpireCycle starts
 
@@ -52,6 +55,8 @@ type Engine struct {
 }
 
 // counters are the keyspace statistics INFO and memcached stats report.
+// The hits and misses of single-key reads are the shards' (tally.go);
+// these are CountLookups'.
 type counters struct {
 	hits, misses, expired, evicted atomic.Int64
 	// expired and evicted keys that were never read (fetched.go)
@@ -80,10 +85,10 @@ func New(o Options) *Engine {
 	e.dbKeys = make([]atomic.Int64, e.databases)
 	for i := range e.shards {
 		s := &e.shards[i]
-		s.id, s.used, s.deadTotal, s.dbKeys, s.seed = i, &e.used, &e.dead, &e.dbKeys[i/e.perDB], e.seed
+		s.id, s.eng, s.db, s.seed = i, e, i/e.perDB, e.seed
 	}
 	e.startMs = e.clock.NowMs()
-	e.maxMemory.Store(o.MaxMemory)
+	e.SetMaxMemory(o.MaxMemory)
 	e.gate.init(e)
 	e.SetEviction(Eviction{Policy: NoEviction, Samples: 5, LFULogFactor: 10, LFUDecayTime: 1})
 	return e
@@ -97,14 +102,27 @@ func (e *Engine) Databases() int { return e.databases }
 func (e *Engine) Clock() Clock { return e.clock }
 
 // SetMaxMemory changes the memory bound; 0 means unlimited.
-func (e *Engine) SetMaxMemory(n int64) { e.maxMemory.Store(n) }
+func (e *Engine) SetMaxMemory(n int64) {
+	e.setSumStep(n)
+	e.maxMemory.Store(n)
+}
 
-// UsedMemory returns the bytes the keyspace accounts for.
+// UsedMemory returns the bytes the keyspace accounts for, as the memory
+// bound sees them: within maxmemory/64 of UsedMemoryExact, and cheap enough
+// to read before every write.
 func (e *Engine) UsedMemory() int64 { return e.used.Load() }
+
+// UsedMemoryExact is UsedMemory with what the shards hold back (tally.go),
+// for reports: INFO used_memory, memcached's bytes.
+func (e *Engine) UsedMemoryExact() int64 {
+	return e.used.Load() + e.sumShards(func(t *tally) int64 { return t.used })
+}
 
 // Changes returns the number of writes since start; snapshot rules compare
 // it with its value at the last save.
-func (e *Engine) Changes() int64 { return e.dirty.Load() }
+func (e *Engine) Changes() int64 {
+	return e.sumShards(func(t *tally) int64 { return t.changes })
+}
 
 // Stats is a copy of the keyspace counters.
 type Stats struct {
@@ -118,8 +136,8 @@ type Stats struct {
 // Stats returns the keyspace counters.
 func (e *Engine) Stats() Stats {
 	return Stats{
-		Hits:        e.stats.hits.Load(),
-		Misses:      e.stats.misses.Load(),
+		Hits:        e.stats.hits.Load() + e.sumShards(func(t *tally) int64 { return t.hits }),
+		Misses:      e.stats.misses.Load() + e.sumShards(func(t *tally) int64 { return t.misses }),
 		ExpiredKeys: e.stats.expired.Load(),
 		EvictedKeys: e.stats.evicted.Load(),
 
@@ -132,6 +150,12 @@ func (e *Engine) Stats() Stats {
 func (e *Engine) ResetStats() {
 	e.stats.hits.Store(0)
 	e.stats.misses.Store(0)
+	for i := range e.shards {
+		s := &e.shards[i]
+		s.mu.Lock()
+		s.tally.hits, s.tally.misses = 0, 0
+		s.mu.Unlock()
+	}
 	e.stats.expired.Store(0)
 	e.stats.evicted.Store(0)
 	e.stats.expiredUnfetched.Store(0)
@@ -259,14 +283,14 @@ func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
 	}
 	s.unlink(slot, h)
 	e.stats.expired.Add(1)
-	e.dirty.Add(1)
+	s.changed(1)
 	e.notifyExpired(db, key)
 }
 
 // removeKey deletes a live entry as a write.
 func (e *Engine) removeKey(s *shard, slot int, h uint64) {
 	s.remove(slot, h)
-	e.dirty.Add(1)
+	s.changed(1)
 }
 
 // touch records a read access unless the handle says not to.
@@ -363,7 +387,7 @@ func (d DB) storePlain(s *shard, slot int, key []byte, h uint64, value []byte, e
 	s.countCompressed(en, 1)
 	en.bits &^= entryFetched // a new value, not read yet
 	d.e.onWrite(&s.shardData, en, now)
-	d.e.dirty.Add(1)
+	s.changed(1)
 	return slot
 }
 

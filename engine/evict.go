@@ -211,13 +211,14 @@ func (e *Engine) freq(en *entry, now int64) int64 {
 	return int64(e.lfuCounter(en.evict, now))
 }
 
-// s3Tick is the S3-FIFO clock: the count of writes.
-func (e *Engine) s3Tick() uint32 { return uint32(e.dirty.Load()) & s3TickMask }
+// s3Tick is the S3-FIFO clock: the count of keys inserted (s3Insert), the
+// order of S3-FIFO's queues.
+func (e *Engine) s3Tick() uint32 { return e.s3Clock.Load() & s3TickMask }
 
 // s3Insert is a new key's word: the small queue, unless the ghost table
 // remembers it was evicted from there recently.
 func (e *Engine) s3Insert(key []byte) uint32 {
-	w := uint32(s3Valid) | e.s3Tick()
+	w := uint32(s3Valid) | e.s3Clock.Add(1)&s3TickMask
 	if e.ghostTake(key) {
 		w |= s3Main
 	}
@@ -365,6 +366,7 @@ func (e *Engine) compactUntil(target int64) {
 		s := &e.shards[(start+k)%n]
 		s.lock()
 		s.maybeCompact(4)
+		s.flushSums()
 		s.unlock()
 		e.compactNext.Store(start + k + 1)
 	}
@@ -431,6 +433,9 @@ func (e *Engine) sample(cfg *Eviction) (freed, seen bool) {
 			if sc := e.score(cfg, &s.shardData, en, now, tick); e.evictor.accepts(sc) {
 				e.evictor.offer(sc, si, s.key(en), false)
 			}
+		}
+		if freed {
+			s.flushSums()
 		}
 		s.unlock()
 		if freed {
@@ -553,8 +558,9 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 	// Evictions make dead space fast and are there to free memory:
 	// compact sooner than after other removals.
 	s.maybeCompact(evictCompactShift)
+	s.flushSums() // the eviction loop reads e.used to know when to stop
 	e.stats.evicted.Add(1)
-	e.dirty.Add(1)
+	s.changed(1)
 	e.DB(c.shard/e.perDB).Notify(ClassEvicted, "evicted", key)
 	s.unlock()
 	if toGhost {

@@ -37,7 +37,7 @@ func putRaw(t testing.TB, d DB, key, value []byte, typ Type) {
 	if typ != TypeString {
 		s.setAgg(slot, typ, &testSet{members: []string{string(value)}})
 	}
-	d.e.dirty.Add(1)
+	s.changed(1)
 }
 
 // checkInvariants verifies the bookkeeping every operation must keep: per
@@ -119,8 +119,11 @@ func checkInvariants(t testing.TB, e *Engine) {
 		used += s.mem
 		s.mu.Unlock()
 	}
-	if got := e.UsedMemory(); got != used {
-		t.Errorf("UsedMemory %d, sum of shards %d", got, used)
+	if got := e.UsedMemoryExact(); got != used {
+		t.Errorf("UsedMemoryExact %d, sum of shards %d", got, used)
+	}
+	if got, slack := e.UsedMemory(), int64(len(e.shards))*e.sumStep.Load(); got < used-slack || got > used+slack {
+		t.Errorf("UsedMemory %d, sum of shards %d: more than %d apart", got, used, slack)
 	}
 	for db := 0; db < e.databases; db++ {
 		n := 0

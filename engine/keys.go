@@ -68,7 +68,9 @@ func (d DB) countLookup(found bool) {
 
 // CountLookups adds to the keyspace hit and miss counters, for reads that
 // Redis counts but that go through calls which do not (Info for TTL, TYPE
-// and OBJECT).
+// and OBJECT). The caller holds no shard lock, so these go to the
+// engine's own counters: they are not the hot path that keeps its counts
+// in the key's shard (tally.go).
 func (d DB) CountLookups(hits, misses int) {
 	if hits > 0 {
 		d.e.stats.hits.Add(int64(hits))
@@ -168,7 +170,7 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
 		return true, true
 	}
 	s.setExpire(en, at)
-	d.e.dirty.Add(1)
+	s.changed(1)
 	return true, false
 }
 
@@ -187,7 +189,7 @@ func (d DB) Persist(key []byte) bool {
 		return false
 	}
 	s.setExpire(en, 0)
-	d.e.dirty.Add(1)
+	s.changed(1)
 	return true
 }
 
@@ -230,7 +232,7 @@ func (d DB) Flush() {
 		s := &d.e.shards[i]
 		s.lock()
 		if s.keys > 0 {
-			d.e.dirty.Add(int64(s.keys))
+			s.changed(int64(s.keys))
 		}
 		s.reset()
 		s.unlock()
@@ -477,7 +479,7 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 	if !o.move {
 		e.onWrite(&ds.shardData, en, now)
 	}
-	e.dirty.Add(1)
+	ds.changed(1)
 	if o.move {
 		// Re-find: inserting into the same shard may have grown entries.
 		e.removeKey(ss, ss.lookup(src, sh), sh)
@@ -502,11 +504,11 @@ func (e *Engine) SwapDB(a, b int) {
 		x, y := &e.shards[a*e.perDB+i], &e.shards[b*e.perDB+i]
 		x.shardData, y.shardData = y.shardData, x.shardData
 		x.watched, y.watched = y.watched, x.watched // watches stay with their database
-		x.dbKeys, y.dbKeys = y.dbKeys, x.dbKeys     // so do the counters, whose counts swap below
+		x.db, y.db = y.db, x.db                     // so do the key counters, whose counts swap below
 	}
 	ka, kb := e.dbKeys[a].Load(), e.dbKeys[b].Load()
 	e.dbKeys[a].Store(kb)
 	e.dbKeys[b].Store(ka)
-	e.dirty.Add(1)
+	e.shards[a*e.perDB].changed(1)
 	e.serveAllLocked(ls.idx) // blocked clients (blocking.go)
 }

@@ -107,7 +107,7 @@ func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
 	slot = s.insert(h, key, nil, typ, tx.d.newMeta())
 	s.setAgg(slot, typ, a)
 	e.onWrite(&s.shardData, &s.entries[slot], tx.now)
-	e.dirty.Add(1)
+	s.changed(1)
 	return existed
 }
 

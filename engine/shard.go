@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"sync"
-	"sync/atomic"
 )
 
 // shard is one lock's worth of keyspace. All methods of shardData assume
@@ -87,19 +86,25 @@ type shardData struct {
 	// not to its data: SWAPDB and flushes leave it in place.
 	watched map[string]*watchedGen
 
-	used      *atomic.Int64 // the engine's used memory, which account keeps up to date
-	deadTotal *atomic.Int64 // the engine's dead record bytes (arena.go)
-	// dbKeys is the key count of the shard's database. It belongs to the
-	// shard, not its data: SWAPDB puts it back and swaps the counts.
-	dbKeys *atomic.Int64
-	seed   maphash.Seed // the engine's hash seed, to rehash keys as the index grows
+	// tally is the shard's part of the engine's counters (tally.go): flows
+	// into the engine's totals, which SWAPDB may exchange with the data.
+	tally tally
+	// eng is the engine whose counters the shard adds to; nil for data
+	// outside an engine. It is the shard's only pointer when empty: the
+	// GC follows it in each of some 16K shards at every cycle.
+	eng *Engine
+	// db is the shard's database, whose key count addKeys keeps. It
+	// belongs to the shard, not its data: SWAPDB puts it back and swaps
+	// the counts.
+	db   int
+	seed maphash.Seed // the engine's hash seed, to rehash keys as the index grows
 }
 
 // account adds delta to the shard's and the engine's used memory.
 func (s *shardData) account(delta int64) {
 	s.mem += delta
-	if s.used != nil {
-		s.used.Add(delta)
+	if s.eng != nil {
+		s.tally.used = s.eng.spread(&s.eng.used, s.tally.used+delta)
 	}
 }
 
@@ -341,13 +346,13 @@ func (s *shardData) reset() {
 	s.account(-s.mem)
 	s.addDead(-s.dead)
 	s.addKeys(-s.keys)
-	*s = shardData{watched: s.watched, used: s.used, deadTotal: s.deadTotal, dbKeys: s.dbKeys, seed: s.seed}
+	*s = shardData{watched: s.watched, tally: s.tally, eng: s.eng, db: s.db, seed: s.seed}
 }
 
 // addKeys changes the shard's and its database's key counts.
 func (s *shardData) addKeys(n int) {
 	s.keys += n
-	if s.dbKeys != nil {
-		s.dbKeys.Add(int64(n))
+	if s.eng != nil {
+		s.eng.dbKeys[s.db].Add(int64(n))
 	}
 }

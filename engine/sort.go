@@ -133,8 +133,7 @@ func (d DB) sortLocked(tx *KeyTx, spec *SortSpec, store bool) ([][]byte, error) 
 			before := z.memSize()
 			z.convert()
 			delta := z.memSize() - before
-			s.mem += delta
-			d.e.used.Add(delta)
+			s.account(delta)
 			en.enc = z.encoding()
 		}
 	} else {

@@ -15,7 +15,7 @@ func (d DB) Get(key []byte) (it Item, ok bool, err error) {
 	s := k.s
 	if k.slot < 0 {
 		s.unlock()
-		d.e.stats.misses.Add(1)
+		s.lookedUp(0, 1)
 		return Item{}, false, nil
 	}
 	en := &s.entries[k.slot]
@@ -24,13 +24,13 @@ func (d DB) Get(key []byte) (it Item, ok bool, err error) {
 	fetched := d.fetch(en, k.now)
 	if en.typ != TypeString {
 		s.unlock()
-		d.e.stats.hits.Add(1)
+		s.lookedUp(1, 0)
 		return Item{}, false, ErrWrongType
 	}
 	it = d.itemOf(&s.shardData, en)
 	it.Fetched = fetched
 	s.unlock()
-	d.e.stats.hits.Add(1)
+	s.lookedUp(1, 0)
 	return it, true, nil
 }
 
@@ -159,11 +159,11 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 	defer k.s.unlock()
 	s, h, now, slot := k.s, k.h, k.now, k.slot
 	if slot < 0 {
-		d.e.stats.misses.Add(1)
+		s.lookedUp(0, 1)
 		return Item{}, false, nil
 	}
 	en := &s.entries[slot]
-	d.e.stats.hits.Add(1)
+	s.lookedUp(1, 0)
 	fetched := d.fetch(en, now)
 	if en.typ != TypeString {
 		return Item{}, false, ErrWrongType
@@ -181,7 +181,7 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 			at = ch.At
 		}
 		s.setExpire(en, at)
-		d.e.dirty.Add(1)
+		s.changed(1)
 	}
 	return it, true, nil
 }
@@ -502,12 +502,12 @@ func (d DB) MGet(keys [][]byte, fn func(i int, it Item, ok bool)) {
 		s := &d.e.shards[idx[i]]
 		slot := d.find(s, k, hashes[i], now)
 		if slot < 0 {
-			d.e.stats.misses.Add(1)
+			s.lookedUp(0, 1)
 			fn(i, Item{}, false)
 			continue
 		}
 		// A key of another type reads as nil but is a hit, as in Redis.
-		d.e.stats.hits.Add(1)
+		s.lookedUp(1, 0)
 		en := &s.entries[slot]
 		fetched := d.fetch(en, now)
 		if en.typ != TypeString {

@@ -166,7 +166,7 @@ func (fe *Frontend) generalStats(w *statsWriter) {
 		"round_robin_fallback"} {
 		w.int(name, 0)
 	}
-	w.int("bytes", fe.eng.UsedMemory()) // INFO's used_memory
+	w.int("bytes", fe.eng.UsedMemoryExact()) // INFO's used_memory
 	w.int("curr_items", int64(fe.db.Size()))
 	w.int("total_items", c.totalItems.Load())
 	w.int("slab_global_page_pool", 0)
@@ -273,7 +273,7 @@ func (fe *Frontend) itemStats(w *statsWriter) {
 	es := fe.eng.Stats()
 	w.int("items:1:number", n)
 	w.int("items:1:age", 0)
-	w.int("items:1:mem_requested", fe.eng.UsedMemory())
+	w.int("items:1:mem_requested", fe.eng.UsedMemoryExact())
 	w.int("items:1:evicted", es.EvictedKeys)
 	w.int("items:1:evicted_nonzero", 0)
 	w.int("items:1:evicted_time", 0)
@@ -286,7 +286,7 @@ func (fe *Frontend) itemStats(w *statsWriter) {
 // slabStats is "stats slabs": one pseudo class holding every item.
 func (fe *Frontend) slabStats(w *statsWriter) {
 	n := int64(fe.db.Size())
-	used := fe.eng.UsedMemory()
+	used := fe.eng.UsedMemoryExact()
 	if n > 0 {
 		c := &fe.stats
 		w.int("1:chunk_size", used/n)
