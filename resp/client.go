@@ -18,6 +18,7 @@ type Client struct {
 	fe     *Frontend
 	peer   server.Peer
 	id     uint64
+	stripe uint8 // which copy of the shared counters this client adds to (stats.go)
 	parser *Parser
 	w      Writer
 	db     engine.DB
@@ -76,6 +77,7 @@ type Client struct {
 
 func newClient(f *Frontend, p server.Peer) *Client {
 	c := &Client{fe: f, peer: p, id: p.ID(), created: time.Now()}
+	c.stripe = uint8(c.id % statStripes)
 	c.parser = NewParser(Limits{MaxBulkLen: f.cfg.ProtoMaxBulkLen()})
 	c.w.Proto = 2
 	c.proto.Store(2)
@@ -149,8 +151,8 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 		}
 	}
 	c.events.Flush() // events of a blocking command that finished
-	c.fe.stats.netInput.Add(int64(consumed))
-	c.fe.stats.netOutput.Add(int64(len(c.w.Buf) - len(out)))
+	c.fe.stats.netInput.add(c.stripe, int64(consumed))
+	c.fe.stats.netOutput.add(c.stripe, int64(len(c.w.Buf)-len(out)))
 	return consumed, c.w.Buf, c.closeAfter
 }
 
@@ -222,16 +224,11 @@ func (c *Client) exec(args [][]byte) {
 		return
 	}
 	c.lastCmd.Store(cmd)
-	start := time.Now()
+	start := statNow()
 	before := len(c.w.Buf)
 	cmd.Run(c, args)
 	c.events.Flush() // keyspace events for after the command's own (notify.go)
-	cmd.stats.calls.Add(1)
-	fe.stats.commands.Add(1) // as Redis: executed commands only, counted after they ran
-	cmd.stats.usec.Add(time.Since(start).Microseconds())
-	if len(c.w.Buf) > before && c.w.Buf[before] == '-' {
-		cmd.stats.failed.Add(1)
-	}
+	c.countRun(cmd, start, c.w.Buf[before:])
 }
 
 // execReply runs one command under CLIENT REPLY's rules (the reply is

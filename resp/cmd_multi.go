@@ -74,7 +74,7 @@ func copyArgs(args [][]byte) [][]byte {
 // out, other codes kept).
 func (c *Client) reject(cmd *Command, msg string) {
 	if cmd != nil {
-		cmd.stats.rejected.Add(1)
+		cmd.stats.rejectedOne(c.stripe)
 	}
 	if cmd != nil && cmd.Internal&RunsQueue != 0 {
 		c.discard()

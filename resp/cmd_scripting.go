@@ -274,7 +274,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 		return nil, errScriptUnknown
 	}
 	refuse := func(msg string) ([]byte, string) {
-		cmd.stats.rejected.Add(1)
+		cmd.stats.rejectedOne(c.stripe)
 		return nil, msg
 	}
 	if !cmd.arityOK(len(args)) {
@@ -304,19 +304,14 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	c.w.Proto = proto
 	c.w.Buf = c.w.Buf[:0]
 	c.lastCmd.Store(cmd)
-	start := time.Now()
+	start := statNow()
 	cmd.Run(c, args)
 	// Keyspace events queued for after the command's own (notify.go): on
 	// the caller's queue, whose database handle the script starts with,
 	// and on the script client's own after a SELECT.
 	h.caller.events.Flush()
 	c.events.Flush()
-	cmd.stats.calls.Add(1)
-	fe.stats.commands.Add(1)
-	cmd.stats.usec.Add(time.Since(start).Microseconds())
-	if len(c.w.Buf) > 0 && c.w.Buf[0] == '-' {
-		cmd.stats.failed.Add(1)
-	}
+	c.countRun(cmd, start, c.w.Buf)
 	return c.w.Buf, ""
 }
 

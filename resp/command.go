@@ -3,7 +3,6 @@ package resp
 import (
 	"math"
 	"strings"
-	"sync/atomic"
 
 	"github.com/tandemkv/tandem/internal/num"
 )
@@ -130,12 +129,7 @@ type Command struct {
 
 	parent *Command
 	sub    map[string]*Command
-	stats  commandStats
-}
-
-// commandStats feed INFO commandstats.
-type commandStats struct {
-	calls, usec, rejected, failed atomic.Int64
+	stats  commandStats // stats.go
 }
 
 // arityOK checks the argument count against Arity.

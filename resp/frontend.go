@@ -89,9 +89,10 @@ type Frontend struct {
 
 // frontendStats feed INFO stats.
 type frontendStats struct {
-	connections, commands, rejectedConns atomic.Int64
-	netInput, netOutput                  atomic.Int64
-	errorReplies                         atomic.Int64
+	connections, rejectedConns atomic.Int64
+	errorReplies               atomic.Int64
+	// added to by every command or read, in copies (stats.go)
+	commands, netInput, netOutput stripedCount
 }
 
 // New returns the Redis front-end over o.Services, its command table built

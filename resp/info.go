@@ -328,7 +328,7 @@ func (r *rateSampler) reset(now time.Time) {
 func (f *Frontend) infoStats(b *infoBuilder) {
 	st := &f.stats
 	es := f.eng.Stats()
-	cmds, in, out := st.commands.Load(), st.netInput.Load(), st.netOutput.Load()
+	cmds, in, out := st.commands.load(), st.netInput.load(), st.netOutput.load()
 	ops, inKbps, outKbps := f.rates.sample(b.now, f.started, cmds, in, out)
 	b.int("total_connections_received", st.connections.Load())
 	b.int("total_commands_processed", cmds)
@@ -416,8 +416,8 @@ func (t *Table) forEachCommand(fn func(cmd *Command)) {
 // infoCommandStats lists every command that was called, rejected or failed.
 func (f *Frontend) infoCommandStats(b *infoBuilder) {
 	f.table.forEachCommand(func(cmd *Command) {
-		calls, usec := cmd.stats.calls.Load(), cmd.stats.usec.Load()
-		rejected, failed := cmd.stats.rejected.Load(), cmd.stats.failed.Load()
+		t := cmd.stats.totals()
+		calls, usec, rejected, failed := t.calls, t.usec, t.rejected, t.failed
 		if calls == 0 && rejected == 0 && failed == 0 {
 			return
 		}
@@ -491,18 +491,18 @@ func (f *Frontend) infoKeyspace(b *infoBuilder) {
 func (f *Frontend) resetStats(now time.Time) {
 	st := &f.stats
 	for _, c := range []interface{ Store(int64) }{
-		&st.connections, &st.commands, &st.rejectedConns, &st.netInput, &st.netOutput, &st.errorReplies,
+		&st.connections, &st.rejectedConns, &st.errorReplies,
 	} {
 		c.Store(0)
 	}
+	st.commands.reset()
+	st.netInput.reset()
+	st.netOutput.reset()
 	f.errMu.Lock()
 	clear(f.errorCodes)
 	f.errMu.Unlock()
 	f.table.forEachCommand(func(cmd *Command) {
-		cmd.stats.calls.Store(0)
-		cmd.stats.usec.Store(0)
-		cmd.stats.rejected.Store(0)
-		cmd.stats.failed.Store(0)
+		cmd.stats.reset()
 	})
 	f.eng.ResetStats()
 	f.rates.reset(now)

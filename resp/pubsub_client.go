@@ -221,7 +221,7 @@ func (s *subscriber) begin(out []byte) ([]byte, bool) {
 	n := len(out)
 	out = s.takeLocked(out)
 	s.mu.Unlock()
-	s.c.fe.stats.netOutput.Add(int64(len(out) - n))
+	s.c.fe.stats.netOutput.add(s.c.stripe, int64(len(out)-n))
 	return out, true
 }
 
@@ -234,7 +234,7 @@ func (s *subscriber) end(out []byte) []byte {
 	out = s.takeLocked(out)
 	s.busy = false
 	s.mu.Unlock()
-	s.c.fe.stats.netOutput.Add(int64(len(out) - n))
+	s.c.fe.stats.netOutput.add(s.c.stripe, int64(len(out)-n))
 	if s.counts.Total() == 0 {
 		s.active = false
 	}
