@@ -106,3 +106,27 @@ func TestSetupMemoryUserGOMEMLIMIT(t *testing.T) {
 		t.Errorf("GOGC %d: the user's was not kept", got)
 	}
 }
+
+func TestGCPercentKeepsAFloorOfHeadroom(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, gcPercent},
+		{1 << 10, 10_000},               // a nearly empty heap: capped
+		{16 << 20, 100},                 // 16 MB more for a 16 MB heap
+		{27 << 20, 59},                  // SET on 100K keys: 16 MB, not 2.7
+		{160 << 20, gcPercent},          // from here on gcPercent gives the headroom
+		{2 << 30, gcPercent},            // a large heap: GOGC 10, RSS per key unchanged
+		{gcMinHeadroom * 10, gcPercent}, // the boundary
+	} {
+		if got := gcPercentFor(c.live); got != c.want {
+			t.Errorf("gcPercentFor(%d) = %d, want %d", c.live, got, c.want)
+		}
+		if c.live > 0 {
+			if headroom := c.live * uint64(gcPercentFor(c.live)) / 100; headroom+c.live/100 < min(gcMinHeadroom, c.live*gcPercent/100) {
+				t.Errorf("live %d: headroom %d under the floor", c.live, headroom)
+			}
+		}
+	}
+}

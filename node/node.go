@@ -75,6 +75,7 @@ type Node struct {
 
 	stopNoSave chan struct{} // closed by SHUTDOWN (which saved, or was told not to)
 	tls        tlsPorts      // tls-port, memcached-tls-port (tls.go)
+	mem        *memoryTuner  // GOMEMLIMIT and GOGC (memory.go)
 	stopOnce   sync.Once
 }
 
@@ -91,6 +92,7 @@ func New(o Options) *Node {
 	n := &Node{cfg: cfg, log: log, version: o.Version, stopNoSave: make(chan struct{})}
 
 	mem := setupMemory(cfg, log, o.Environ, root)
+	n.mem = mem
 	n.Services = services.New(services.Options{Config: cfg, Logger: log, ProcessMemory: mem.apply})
 
 	n.Server = server.New(server.Options{Logger: log, Multicore: true, Limits: limitsOf(cfg),
@@ -140,6 +142,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	go n.Services.Engine.RunActiveExpiry(ctx, cfg.Hz())
 	go n.Redis.SampleMemoryEvery(ctx, 100*time.Millisecond) // used_memory_peak
 	go persist.Run(ctx)                                     // save rules
+	go n.mem.followHeap(ctx)                                // GOGC's floor of headroom
 
 	errc := make(chan error, 1)
 	go func() { errc <- n.Server.Run() }()

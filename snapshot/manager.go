@@ -33,6 +33,7 @@ type Manager struct {
 	lastSave     time.Time // the last good save (start time until one)
 	lastTry      time.Time // the last BGSAVE attempt
 	lastOK       bool      // the last BGSAVE succeeded
+	rulesAt      time.Time // when due last checked the save rules
 	lastBgSecs   int64     // its duration in seconds; -1 before any
 	saves        int64
 	lastLoaded   int64
@@ -225,6 +226,12 @@ func (m *Manager) due() bool {
 		m.scheduled = false
 		return true
 	}
+	// The rules count whole seconds, and counting the changes visits
+	// every shard (engine/tally.go): once a second, not at every tick.
+	if time.Since(m.rulesAt) < time.Second {
+		return false
+	}
+	m.rulesAt = time.Now()
 	changes := m.eng.Changes() - m.dirtyAtSave
 	since := time.Since(m.lastSave)
 	for _, r := range m.cfg.Save() {
