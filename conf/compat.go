@@ -66,12 +66,10 @@ var unsupportedDirectives = map[string]string{
 	"cluster-enabled": "cluster mode is not supported by Tandem",
 	"unixsocket":      "unix sockets are not supported by Tandem",
 	"unixsocketperm":  "unix sockets are not supported by Tandem",
-	"tls-replication": "TLS is not supported by Tandem",
-	"tls-cluster":     "TLS is not supported by Tandem",
 }
 
 // harmlessValues are values of unsupported directives that ask for nothing
 // Tandem lacks ("cluster-enabled no"); they are ignored like ignoredDirectives.
 var harmlessValues = map[string]string{
-	"cluster-enabled": "no", "tls-replication": "no", "tls-cluster": "no",
+	"cluster-enabled": "no",
 }

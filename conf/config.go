@@ -3,6 +3,7 @@ package conf
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,8 +19,9 @@ type Config struct {
 
 	mu        sync.Mutex // serialises Set and guards the fields below
 	callbacks map[int][]func(*Config)
-	file      string   // absolute path of the config file, "" if none
-	warnings  []string // what Load ignored, for the log
+	appliers  []applier // OnApply, in registration order
+	file      string    // absolute path of the config file, "" if none
+	warnings  []string  // what Load ignored, for the log
 }
 
 // snapshot is one immutable set of values. Slices in it are never modified
@@ -158,8 +160,10 @@ func (c *Config) Set(pairs ...[2]string) error { return c.SetFrom(false, pairs..
 // given twice), then every value is parsed into a new snapshot, which is
 // published only if all parse. local tells whether the client is local
 // (loopback or unix socket), for enable-protected-configs "local". The error
-// text is redis's reply, "ERR ..." included. After publishing, the OnChange
-// callbacks of each directive whose value changed run on this goroutine.
+// text is redis's reply, "ERR ..." included. An applier (OnApply) may then
+// refuse the values for what they name (a certificate that does not load).
+// After publishing, the OnChange callbacks of each directive whose value
+// changed run on this goroutine.
 func (c *Config) SetFrom(local bool, pairs ...[2]string) error {
 	ids := make([]int, len(pairs))
 	spelled := make([]string, len(pairs))
@@ -222,6 +226,11 @@ func (c *Config) SetFrom(local bool, pairs ...[2]string) error {
 		}
 		next.origin[ids[i]] = FromConfigSet
 	}
+	commits, err := c.apply(cur, &next, ids)
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
 	var changed []int
 	for id := range table {
 		if table[id].format(cur, id) != table[id].format(&next, id) {
@@ -229,6 +238,9 @@ func (c *Config) SetFrom(local bool, pairs ...[2]string) error {
 		}
 	}
 	c.cur.Store(&next)
+	for _, commit := range commits {
+		commit()
+	}
 	var run []func(*Config)
 	for _, id := range changed {
 		run = append(run, c.callbacks[id]...)
@@ -255,6 +267,75 @@ func (c *Config) OnChange(name string, fn func(c *Config)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.callbacks[id] = append(c.callbacks[id], fn)
+}
+
+// An applier is one OnApply registration.
+type applier struct {
+	ids []int
+	fn  func(next *Config) (commit func(), err error)
+}
+
+// OnApply registers fn as the applier of the directives names, as Redis's
+// apply functions (applyTlsCfg): the one place that may refuse a CONFIG
+// SET for what its values mean outside conf, such as a certificate file
+// that does not load. A Set that gives one of names a new value, or names
+// a volatile one at all (a file path: the file may have changed), calls
+// fn once, after every value parsed and before any is published; next
+// shows the values the Set would publish (read it only: no Set, no
+// OnChange). fn must change nothing: it checks (loads the files) and
+// returns commit, which makes the values take effect, or an error, which
+// refuses the whole Set with redis's "ERR CONFIG SET failed (possibly
+// related to argument '<name>') - <err>", naming the first of names the
+// Set gave; the old values then stay, and so does what they configured.
+// When every applier of a Set agreed, the values are published and the
+// commits run, in registration order, under the Set's lock (so two Sets
+// never commit out of order), before the OnChange callbacks. Appliers are
+// not run at Load: the composition root applies the loaded values itself.
+// It panics on an unknown name.
+func (c *Config) OnApply(names []string, fn func(next *Config) (commit func(), err error)) {
+	a := applier{fn: fn}
+	for _, name := range names {
+		id, _, ok := lookup(name)
+		if !ok {
+			panic("conf: OnApply of unknown directive " + name)
+		}
+		a.ids = append(a.ids, id)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.appliers = append(c.appliers, a)
+}
+
+// apply runs the appliers a Set from cur to next (ids: the directives in
+// the Set's order) concerns, and returns their commits; under c.mu.
+func (c *Config) apply(cur, next *snapshot, ids []int) ([]func(), error) {
+	var commits []func()
+	var view *Config
+	for _, a := range c.appliers {
+		first := -1
+		for _, id := range ids {
+			d := &table[id]
+			if slices.Contains(a.ids, id) && (d.is(volatile) || d.format(cur, id) != d.format(next, id)) {
+				first = id
+				break
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		if view == nil {
+			view = &Config{}
+			view.cur.Store(next)
+		}
+		commit, err := a.fn(view)
+		if err != nil {
+			return nil, fmt.Errorf(errSetFailed, table[first].name, err.Error())
+		}
+		if commit != nil {
+			commits = append(commits, commit)
+		}
+	}
+	return commits, nil
 }
 
 // DirectiveInfo describes a directive for help texts and documentation.

@@ -25,6 +25,7 @@ const (
 	mutable   flag = 1 << iota // CONFIG SET may change it
 	protected                  // CONFIG SET only where enable-protected-configs allows
 	multiArg                   // the value is several words (save 3600 1 300 100)
+	volatile                   // a CONFIG SET of it runs its applier even when the value is unchanged (a file may have changed; OnApply)
 )
 
 // directive describes one configuration directive. The table below is the
@@ -131,6 +132,16 @@ const (
 	dTLSCiphersuites
 	dTLSCiphers
 	dTLSPreferServerCiphers
+	dTLSKeyFilePass
+	dTLSClientCertFile
+	dTLSClientKeyFile
+	dTLSClientKeyFilePass
+	dTLSDHParamsFile
+	dTLSSessionCaching
+	dTLSSessionCacheSize
+	dTLSSessionCacheTimeout
+	dTLSReplication
+	dTLSCluster
 	numDirectives
 )
 
@@ -247,17 +258,29 @@ var table = [numDirectives]directive{
 
 	// TLS (tls.go). The ports are immutable as the plain ones; the files
 	// and policies may change at run time and apply to new connections.
+	// The file names are volatile as in Redis: setting one to the same
+	// path reloads it.
 	dTLSPort:                {name: "tls-port", kind: kindInt, def: "0", min: 0, max: 65535},
 	dMemcachedTLSPort:       {name: "memcached-tls-port", kind: kindInt, def: "0", min: 0, max: 65535}, // Tandem; 0 disables
-	dTLSCertFile:            {name: "tls-cert-file", kind: kindString, flags: mutable, def: ""},
-	dTLSKeyFile:             {name: "tls-key-file", kind: kindString, flags: mutable, def: ""},
-	dTLSCACertFile:          {name: "tls-ca-cert-file", kind: kindString, flags: mutable, def: ""},
-	dTLSCACertDir:           {name: "tls-ca-cert-dir", kind: kindString, flags: mutable, def: ""},
+	dTLSCertFile:            {name: "tls-cert-file", kind: kindString, flags: mutable | volatile, def: ""},
+	dTLSKeyFile:             {name: "tls-key-file", kind: kindString, flags: mutable | volatile, def: ""},
+	dTLSCACertFile:          {name: "tls-ca-cert-file", kind: kindString, flags: mutable | volatile, def: ""},
+	dTLSCACertDir:           {name: "tls-ca-cert-dir", kind: kindString, flags: mutable | volatile, def: ""},
 	dTLSAuthClients:         {name: "tls-auth-clients", kind: kindEnum, flags: mutable, def: "yes", enum: tlsAuthNames},
 	dTLSProtocols:           {name: "tls-protocols", kind: kindString, flags: mutable, def: "", checkStr: checkTLSProtocols},
 	dTLSCiphersuites:        {name: "tls-ciphersuites", kind: kindString, flags: mutable, def: "", checkStr: checkTLSCiphersuites},
 	dTLSCiphers:             {name: "tls-ciphers", kind: kindString, flags: mutable, def: "", checkStr: checkTLSCiphers},
 	dTLSPreferServerCiphers: {name: "tls-prefer-server-ciphers", kind: kindBool, flags: mutable, def: "no"},
+	dTLSKeyFilePass:         {name: "tls-key-file-pass", kind: kindString, flags: mutable, def: ""},
+	dTLSClientCertFile:      {name: "tls-client-cert-file", kind: kindString, flags: mutable | volatile, def: ""},
+	dTLSClientKeyFile:       {name: "tls-client-key-file", kind: kindString, flags: mutable | volatile, def: ""},
+	dTLSClientKeyFilePass:   {name: "tls-client-key-file-pass", kind: kindString, flags: mutable, def: ""},
+	dTLSDHParamsFile:        {name: "tls-dh-params-file", kind: kindString, flags: mutable | volatile, def: ""},
+	dTLSSessionCaching:      {name: "tls-session-caching", kind: kindBool, flags: mutable, def: "yes"},
+	dTLSSessionCacheSize:    {name: "tls-session-cache-size", kind: kindInt, flags: mutable, def: "20480", min: 0, max: intMax},
+	dTLSSessionCacheTimeout: {name: "tls-session-cache-timeout", kind: kindInt, flags: mutable, def: "300", min: 0, max: intMax},
+	dTLSReplication:         {name: "tls-replication", kind: kindBool, flags: mutable, def: "no"},
+	dTLSCluster:             {name: "tls-cluster", kind: kindBool, flags: mutable, def: "no"},
 }
 
 // byName maps every lower-case name and alias to its directive id.

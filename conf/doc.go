@@ -51,7 +51,12 @@
 // only if every pair is valid. Event loops and the engine read values
 // through typed getters (Port, MaxMemory, MaxMemoryPolicy, Save...), each an
 // atomic load, and register OnChange callbacks for the directives they must
-// react to (maxmemory, maxmemory-policy, save...).
+// react to (maxmemory, maxmemory-policy, save...). Directives whose values
+// can be refused for what they name outside conf (a certificate that does
+// not load) have an applier instead (OnApply, as Redis's apply functions):
+// it checks the values a Set would publish, may refuse the whole Set, and
+// commits them once published. The tls-* directives are the one group
+// with an applier (node/tls.go).
 //
 // # Where Tandem differs from redis 7.0
 //
@@ -60,8 +65,9 @@
 //   - TLS is Go's crypto/tls (tls.go): tls-protocols must be a contiguous
 //     range, tls-ciphers takes the TLS 1.2 suites Go implements (OpenSSL
 //     or IANA names), tls-ciphersuites only the full TLS 1.3 list,
-//     tls-prefer-server-ciphers has no effect; a TLS port needs
-//     tls-cert-file and tls-key-file at start.
+//     tls-prefer-server-ciphers has no effect, tls-dh-params-file is
+//     checked and unused; a TLS port, tls-replication or tls-cluster
+//     needs tls-cert-file and tls-key-file at start.
 //   - Defaults: bind 127.0.0.1, dir ./data, save 3600 1 300 100 60 10000.
 //     maxmemory 0 means "not configured"; cmd/tandem may then choose a safe
 //     share of memory (check Origin("maxmemory") == FromDefault).

@@ -2,9 +2,11 @@ package conf
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // TLS directives, with Redis's names: tls-port (and Tandem's
@@ -25,6 +27,24 @@ import (
 //     suites, so only a list naming all three (or empty) is accepted.
 //   - tls-prefer-server-ciphers is accepted and has no effect: Go's
 //     server orders suites itself (by hardware AES support).
+//   - tls-dh-params-file must name a PEM file of DH parameters of at
+//     least 2048 bits (as OpenSSL's default security level) and is not
+//     used: Go's crypto/tls has no finite-field DHE, only ECDHE.
+//   - tls-session-caching, -size and -timeout: a server-side cache of
+//     that many sessions for that many seconds, resumed through session
+//     tickets that carry only the cache's key (Go cannot resume by
+//     session ID); "no" turns tickets off.
+//   - tls-replication and tls-cluster are accepted and shown and make TLS
+//     configured as in Redis (certificates and CAs required and loaded,
+//     even without a TLS port); Tandem has no replication or cluster for
+//     them to act on yet, and keeps tls-client-cert-file/-key-file loaded
+//     for the day it dials.
+//
+// A CONFIG SET of any of TLSDirectives rebuilds the whole TLS
+// configuration before the values are published (the applier node/tls.go
+// registers with OnApply); if it cannot be built the Set fails with
+// ErrTLSUpdate's text, as Redis's, and the old values and certificates
+// stay in force.
 
 // TLSAuth is tls-auth-clients.
 type TLSAuth int
@@ -157,11 +177,26 @@ func validateTLS(s *snapshot) string {
 	if tp != 0 && tp == mtp {
 		return "tls-port and memcached-tls-port must differ"
 	}
-	if (tp != 0 || mtp != 0) && (s.str[dTLSCertFile] == "" || s.str[dTLSKeyFile] == "") {
-		return "a TLS port needs tls-cert-file and tls-key-file"
+	if tlsEnabled(s) && (s.str[dTLSCertFile] == "" || s.str[dTLSKeyFile] == "") {
+		return "a TLS port, tls-replication or tls-cluster needs tls-cert-file and tls-key-file"
 	}
 	return ""
 }
+
+// tlsEnabled is Redis's condition for configuring TLS: a TLS port,
+// tls-replication or tls-cluster.
+func tlsEnabled(s *snapshot) bool {
+	return s.num[dTLSPort] != 0 || s.num[dMemcachedTLSPort] != 0 || s.num[dTLSReplication] != 0 || s.num[dTLSCluster] != 0
+}
+
+// TLSEnabled reports whether TLS is to be configured: a TLS port,
+// tls-replication or tls-cluster, as in Redis. Without it a CONFIG SET
+// of a TLS file loads nothing and is accepted, as in Redis.
+func (c *Config) TLSEnabled() bool { return tlsEnabled(c.load()) }
+
+// ErrTLSUpdate is the reason Redis gives when a CONFIG SET leaves a TLS
+// configuration that cannot be built; the cause goes to the log.
+var ErrTLSUpdate = errors.New("Unable to update TLS configuration. Check server logs.")
 
 // TLSPort is the Redis TLS listener's port; 0 disables it.
 func (c *Config) TLSPort() int { return int(c.load().num[dTLSPort]) }
@@ -169,17 +204,36 @@ func (c *Config) TLSPort() int { return int(c.load().num[dTLSPort]) }
 // MemcachedTLSPort is the memcached TLS listener's port; 0 disables it.
 func (c *Config) MemcachedTLSPort() int { return int(c.load().num[dMemcachedTLSPort]) }
 
-// TLSFiles are the certificate files TLS reads.
+// TLSFiles are the files TLS reads, and the passes of their keys.
 type TLSFiles struct {
-	Cert, Key     string // the server's certificate chain and key (PEM)
-	CAFile, CADir string // the CAs that sign client certificates
+	Cert, Key, KeyPass                   string // the server's certificate chain and key (PEM), the key's pass
+	ClientCert, ClientKey, ClientKeyPass string // the certificate Tandem shows when it dials; "": the server's
+	CAFile, CADir                        string // the CAs that sign client (and peer) certificates
+	DHParams                             string // tls-dh-params-file: checked, not used
 }
 
-// TLSFiles returns tls-cert-file, tls-key-file, tls-ca-cert-file and
-// tls-ca-cert-dir.
+// TLSFiles returns tls-cert-file, tls-key-file, tls-key-file-pass, the
+// tls-client-* files, tls-ca-cert-file, tls-ca-cert-dir and
+// tls-dh-params-file.
 func (c *Config) TLSFiles() TLSFiles {
 	s := c.load()
-	return TLSFiles{Cert: s.str[dTLSCertFile], Key: s.str[dTLSKeyFile], CAFile: s.str[dTLSCACertFile], CADir: s.str[dTLSCACertDir]}
+	return TLSFiles{Cert: s.str[dTLSCertFile], Key: s.str[dTLSKeyFile], KeyPass: s.str[dTLSKeyFilePass],
+		ClientCert: s.str[dTLSClientCertFile], ClientKey: s.str[dTLSClientKeyFile], ClientKeyPass: s.str[dTLSClientKeyFilePass],
+		CAFile: s.str[dTLSCACertFile], CADir: s.str[dTLSCACertDir], DHParams: s.str[dTLSDHParamsFile]}
+}
+
+// TLSSessionCache is tls-session-caching, tls-session-cache-size (0: no
+// bound) and tls-session-cache-timeout.
+func (c *Config) TLSSessionCache() (on bool, size int, timeout time.Duration) {
+	s := c.load()
+	return s.num[dTLSSessionCaching] != 0, int(s.num[dTLSSessionCacheSize]), time.Duration(s.num[dTLSSessionCacheTimeout]) * time.Second
+}
+
+// TLSPeers reports tls-replication or tls-cluster: connections Tandem
+// would dial to its peers are TLS, verified with the CAs.
+func (c *Config) TLSPeers() bool {
+	s := c.load()
+	return s.num[dTLSReplication] != 0 || s.num[dTLSCluster] != 0
 }
 
 // TLSAuthClients is tls-auth-clients.
@@ -199,6 +253,11 @@ func (c *Config) TLSCipherSuites() []uint16 {
 }
 
 // TLSDirectives are the names whose change rebuilds the TLS configuration
-// (for OnChange).
-var TLSDirectives = []string{"tls-cert-file", "tls-key-file", "tls-ca-cert-file", "tls-ca-cert-dir",
-	"tls-auth-clients", "tls-protocols", "tls-ciphers", "tls-ciphersuites", "tls-prefer-server-ciphers"}
+// (for OnApply). tls-auth-clients is one (Redis reads it per connection;
+// here it is part of the configuration a handshake uses), and so are the
+// ports' companions tls-replication and tls-cluster, which decide whether
+// TLS is configured at all.
+var TLSDirectives = []string{"tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-client-cert-file",
+	"tls-client-key-file", "tls-client-key-file-pass", "tls-ca-cert-file", "tls-ca-cert-dir", "tls-dh-params-file",
+	"tls-auth-clients", "tls-protocols", "tls-ciphers", "tls-ciphersuites", "tls-prefer-server-ciphers",
+	"tls-session-caching", "tls-session-cache-size", "tls-session-cache-timeout", "tls-replication", "tls-cluster"}

@@ -15,26 +15,22 @@ import (
 // by package server/tlsserver next to the plain ports, with the same
 // front-ends and the plain server's limits and client count.
 type tlsPorts struct {
+	// certs is the configuration in force; nil while TLS is not
+	// configured (no TLS port, tls-replication or tls-cluster). Written
+	// at setup and by applyTLS's commits, which conf serialises.
 	certs   *tlsserver.Certs
 	err     error // why the certificates could not be loaded at start
 	pending []tlsserver.Options
 	running []*tlsserver.Listener
 }
 
-// setupTLS loads the certificates when a TLS port is set and keeps them in
-// step with the tls-* directives: a CONFIG SET of a file reloads them for
-// new connections; one that cannot be loaded keeps the previous ones.
+// setupTLS loads the certificates when TLS is configured (a TLS port,
+// tls-replication or tls-cluster, as Redis) and registers applyTLS, the
+// one follower of the tls-* directives.
 func (n *Node) setupTLS() {
 	cfg := n.cfg
-	type port struct {
-		port int
-		fe   server.Frontend
-	}
-	ports := []port{{cfg.TLSPort(), n.Redis}}
-	if n.Memcached != nil {
-		ports = append(ports, port{cfg.MemcachedTLSPort(), n.Memcached})
-	}
-	if cfg.TLSPort() == 0 && cfg.MemcachedTLSPort() == 0 {
+	cfg.OnApply(conf.TLSDirectives, n.applyTLS)
+	if !cfg.TLSEnabled() {
 		return
 	}
 	certs, err := tlsserver.NewCerts(tlsSettings(cfg))
@@ -43,20 +39,44 @@ func (n *Node) setupTLS() {
 		return
 	}
 	n.tls.certs = certs
+	type port struct {
+		port int
+		fe   server.Frontend
+	}
+	ports := []port{{cfg.TLSPort(), n.Redis}}
+	if n.Memcached != nil {
+		ports = append(ports, port{cfg.MemcachedTLSPort(), n.Memcached})
+	}
 	for _, p := range ports {
 		if p.port > 0 {
 			n.tls.pending = append(n.tls.pending, tlsserver.Options{Addrs: addrs(cfg, p.port), Frontend: p.fe, Server: n.Server, Certs: certs, Logger: n.log})
 		}
 	}
-	for _, name := range conf.TLSDirectives {
-		cfg.OnChange(name, func(c *conf.Config) {
-			if err := certs.Load(tlsSettings(c)); err != nil {
-				n.log.Warn("TLS configuration not reloaded; the previous one stays in force", "err", err)
-				return
-			}
-			n.log.Info("TLS configuration reloaded for new connections", "changed", name)
-		})
+}
+
+// applyTLS is the applier (conf.OnApply) of the tls-* directives, as
+// Redis's applyTlsCfg: a CONFIG SET of any of them builds the whole TLS
+// configuration from the values it would publish, files read anew. If it
+// cannot be built the Set is refused with Redis's text, the cause is
+// logged, and the old values and certificates stay in force; otherwise
+// new handshakes use it once the Set is published. While TLS is not
+// configured nothing is loaded and the Set is accepted, as in Redis.
+func (n *Node) applyTLS(next *conf.Config) (commit func(), err error) {
+	if !next.TLSEnabled() {
+		return nil, nil
 	}
+	b, err := tlsserver.Build(tlsSettings(next))
+	if err != nil {
+		n.log.Warn("Failed applying new TLS configuration; the previous one stays in force", "err", err)
+		return nil, conf.ErrTLSUpdate
+	}
+	return func() {
+		if n.tls.certs == nil {
+			n.tls.certs = &tlsserver.Certs{} // configured at run time (tls-replication yes): no listener
+		}
+		n.tls.certs.Use(b)
+		n.log.Info("TLS configuration reloaded for new connections")
+	}, nil
 }
 
 // startTLS binds and serves the TLS ports.
@@ -92,8 +112,11 @@ func (n *Node) stopTLS(ctx context.Context) error {
 // tlsSettings reads the TLS configuration from the directives.
 func tlsSettings(cfg *conf.Config) tlsserver.Settings {
 	f := cfg.TLSFiles()
-	s := tlsserver.Settings{CertFile: f.Cert, KeyFile: f.Key, CAFile: f.CAFile, CADir: f.CADir, CipherSuites: cfg.TLSCipherSuites()}
+	s := tlsserver.Settings{CertFile: f.Cert, KeyFile: f.Key, KeyFilePass: f.KeyPass,
+		ClientCertFile: f.ClientCert, ClientKeyFile: f.ClientKey, ClientKeyFilePass: f.ClientKeyPass,
+		CAFile: f.CAFile, CADir: f.CADir, DHParamsFile: f.DHParams, Peers: cfg.TLSPeers(), CipherSuites: cfg.TLSCipherSuites()}
 	s.MinVersion, s.MaxVersion = cfg.TLSVersions()
+	s.SessionCaching, s.SessionCacheSize, s.SessionCacheTimeout = cfg.TLSSessionCache()
 	switch cfg.TLSAuthClients() {
 	case conf.TLSAuthYes:
 		s.ClientAuth = tls.RequireAndVerifyClientCert

@@ -8,24 +8,48 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 )
 
 // Settings are what a TLS configuration is built from (node reads them
 // from the tls-* directives).
 type Settings struct {
 	CertFile, KeyFile string // the server's certificate chain and key, PEM
-	CAFile, CADir     string // the CAs client certificates are verified with
+	KeyFilePass       string // tls-key-file-pass: decrypts an encrypted KeyFile (keys.go)
+	// ClientCertFile and ClientKeyFile (tls-client-cert-file,
+	// tls-client-key-file; ClientKeyFilePass decrypts the key) are the
+	// certificate Tandem shows when it dials (ClientConfig); as in Redis
+	// they count only when both are set, else the server's is shown.
+	ClientCertFile, ClientKeyFile, ClientKeyFilePass string
+	CAFile, CADir                                    string // the CAs client and peer certificates are verified with
+	DHParamsFile                                     string // tls-dh-params-file: checked, unused (dhparams.go)
 	// ClientAuth: tls.NoClientCert (tls-auth-clients no),
 	// tls.RequireAndVerifyClientCert (yes) or tls.VerifyClientCertIfGiven
 	// (optional).
-	ClientAuth             tls.ClientAuthType
+	ClientAuth tls.ClientAuthType
+	// Peers: tls-replication or tls-cluster; as Redis, the CAs are then
+	// required, to verify the peers dialled.
+	Peers                  bool
 	MinVersion, MaxVersion uint16   // 0: Go's defaults
 	CipherSuites           []uint16 // TLS 1.2 suites; nil: Go's defaults
+	// SessionCaching, SessionCacheSize (0: no bound) and
+	// SessionCacheTimeout: tls-session-caching and its companions
+	// (sessions.go).
+	SessionCaching      bool
+	SessionCacheSize    int
+	SessionCacheTimeout time.Duration
 }
 
-// Certs is the TLS configuration in force, swapped whole by Load.
+// Bundle is one built TLS configuration, its server side and the
+// client side Tandem dials with. Nothing in it changes once built.
+type Bundle struct {
+	server, client *tls.Config
+	sessions       *sessionCache // nil: tls-session-caching no
+}
+
+// Certs is the TLS configuration in force, swapped whole by Use.
 type Certs struct {
-	cur atomic.Pointer[tls.Config]
+	cur atomic.Pointer[Bundle]
 }
 
 // NewCerts loads s; an error leaves nothing usable.
@@ -40,46 +64,89 @@ func NewCerts(s Settings) (*Certs, error) {
 // Load builds a configuration from s and makes it the one new
 // handshakes use. On error the previous one stays in force.
 func (c *Certs) Load(s Settings) error {
-	cfg, err := build(s)
+	b, err := Build(s)
 	if err != nil {
 		return err
 	}
-	c.cur.Store(cfg)
+	c.Use(b)
 	return nil
 }
+
+// Use makes b the configuration new handshakes use (after a Build that
+// a CONFIG SET's other checks agreed with).
+func (c *Certs) Use(b *Bundle) { c.cur.Store(b) }
 
 // Config is the configuration to give tls.NewListener: it asks Certs for
 // the current configuration at each handshake.
 func (c *Certs) Config() *tls.Config {
 	return &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
-		return c.cur.Load(), nil
+		return c.cur.Load().server, nil
 	}}
 }
 
-func build(s Settings) (*tls.Config, error) {
-	if s.CertFile == "" || s.KeyFile == "" {
-		return nil, errors.New("TLS needs tls-cert-file and tls-key-file")
+// ClientConfig is a copy of the configuration Tandem dials its peers
+// with (replication, when it comes): the client certificate (or the
+// server's), the CAs as roots, the same versions and suites. The caller
+// sets ServerName.
+func (c *Certs) ClientConfig() *tls.Config { return c.cur.Load().client.Clone() }
+
+// Build loads the files s names and builds the configuration, changing
+// nothing: the error says what could not be loaded.
+func Build(s Settings) (*Bundle, error) {
+	if s.CertFile == "" {
+		return nil, errors.New("No tls-cert-file configured!")
 	}
-	cert, err := tls.LoadX509KeyPair(s.CertFile, s.KeyFile)
+	if s.KeyFile == "" {
+		return nil, errors.New("No tls-key-file configured!")
+	}
+	cert, err := loadKeyPair(s.CertFile, s.KeyFile, s.KeyFilePass)
 	if err != nil {
 		return nil, fmt.Errorf("loading the TLS certificate (tls-cert-file %s, tls-key-file %s): %w", s.CertFile, s.KeyFile, err)
 	}
-	cfg := &tls.Config{
-		Certificates: []tls.Certificate{cert},
-		ClientAuth:   s.ClientAuth,
-		MinVersion:   s.MinVersion,
-		MaxVersion:   s.MaxVersion,
-		CipherSuites: s.CipherSuites,
+	clientCert := cert
+	if s.ClientCertFile != "" && s.ClientKeyFile != "" {
+		if clientCert, err = loadKeyPair(s.ClientCertFile, s.ClientKeyFile, s.ClientKeyFilePass); err != nil {
+			return nil, fmt.Errorf("loading the TLS client certificate (tls-client-cert-file %s, tls-client-key-file %s): %w", s.ClientCertFile, s.ClientKeyFile, err)
+		}
+	}
+	if s.DHParamsFile != "" {
+		if err := checkDHParams(s.DHParamsFile); err != nil {
+			return nil, fmt.Errorf("tls-dh-params-file: %w", err)
+		}
+	}
+	b := &Bundle{
+		server: &tls.Config{
+			Certificates: []tls.Certificate{cert},
+			ClientAuth:   s.ClientAuth,
+			MinVersion:   s.MinVersion,
+			MaxVersion:   s.MaxVersion,
+			CipherSuites: s.CipherSuites,
+		},
+		client: &tls.Config{
+			Certificates: []tls.Certificate{clientCert},
+			MinVersion:   s.MinVersion,
+			MaxVersion:   s.MaxVersion,
+			CipherSuites: s.CipherSuites,
+		},
 	}
 	if s.CAFile != "" || s.CADir != "" {
-		if cfg.ClientCAs, err = loadCAs(s.CAFile, s.CADir); err != nil {
+		pool, err := loadCAs(s.CAFile, s.CADir)
+		if err != nil {
 			return nil, err
 		}
-	} else if s.ClientAuth != tls.NoClientCert {
-		// As Redis: verifying clients needs the CAs to verify them with.
-		return nil, errors.New("tls-auth-clients yes or optional needs tls-ca-cert-file or tls-ca-cert-dir")
+		b.server.ClientCAs, b.client.RootCAs = pool, pool
+	} else if s.ClientAuth != tls.NoClientCert || s.Peers {
+		// As Redis: verifying clients and peers needs the CAs to verify
+		// them with.
+		return nil, errors.New("Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!")
 	}
-	return cfg, nil
+	if s.SessionCaching {
+		b.sessions = newSessionCache(s.SessionCacheSize, s.SessionCacheTimeout)
+		b.sessions.install(b.server)
+	} else {
+		b.server.SessionTicketsDisabled = true
+	}
+	return b, nil
 }
 
 // loadCAs reads the PEM certificates of file and of every regular file

@@ -53,9 +53,16 @@
 //
 // # Certificates
 //
-// Certs holds the *tls.Config in force behind an atomic pointer, read by
-// GetConfigForClient at each handshake: Load (on CONFIG SET tls-cert-file,
-// tls-key-file, tls-ca-cert-file...) builds a new one and swaps it, so
-// new connections use the new certificate and established ones are left
-// alone. A configuration that cannot be loaded keeps the previous one.
+// Build reads every file a Settings names (certs.go) — the certificate
+// and key, decrypted with their pass when encrypted (keys.go), the client
+// certificate and key Tandem would dial with, the CAs, the DH parameters,
+// only checked (dhparams.go) — and returns a Bundle, changing nothing.
+// Certs holds the Bundle in force behind an atomic pointer, read by
+// GetConfigForClient at each handshake; Use swaps in a new one, so new
+// connections use the new certificate and established ones are left
+// alone. node/tls.go builds a Bundle in conf's applier of the tls-*
+// directives (conf.Config.OnApply): a Bundle that cannot be built refuses
+// the CONFIG SET, and one that can is put in use when the values are
+// published. Each Bundle has its own session cache (sessions.go), the
+// server side of tls-session-caching, reached through session tickets.
 package tlsserver

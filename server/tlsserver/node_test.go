@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -277,6 +278,10 @@ func tryTLS(ctx context.Context, port int, memcached bool, cfg *tls.Config) erro
 
 // TestReloadCertificate: CONFIG SET tls-cert-file and tls-key-file make
 // new connections see the new certificate; an established one goes on.
+// A Set that leaves a pair that does not load is refused with Redis's
+// text, all of it (cert and key in one Set are applied together or not
+// at all): the old values and the old certificate stay. Setting a file
+// to the path it has reloads it, as Redis (cert rotation in place).
 func TestReloadCertificate(t *testing.T) {
 	td := startTandem(t, "--tls-auth-clients", "no")
 	ctx := context.Background()
@@ -288,41 +293,85 @@ func TestReloadCertificate(t *testing.T) {
 		defer c.Close()
 		return c.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
 	}
+	files := func() [2]string {
+		v, err := td.redis(t, nil).ConfigGet(ctx, "tls-*-file").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [2]string{v["tls-cert-file"], v["tls-key-file"]}
+	}
 	before := serialOf()
 	old := td.redis(t, td.pki.clientConfig(t, ""))
 	if err := old.Ping(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
 	cert, key := td.pki.issue(t, "server2", true)
-	if err := old.ConfigSet(ctx, "tls-cert-file", cert).Err(); err != nil {
-		t.Fatal(err)
+	const refused = "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to update TLS configuration. Check server logs."
+	for _, tc := range []struct {
+		args []any
+		name string
+	}{
+		{[]any{"tls-cert-file", cert}, "tls-cert-file"}, // the key does not match it
+		{[]any{"tls-cert-file", "/nonexistent"}, "tls-cert-file"},
+		{[]any{"tls-key-file", key}, "tls-key-file"},
+		{[]any{"tls-cert-file", cert, "tls-key-file", "/nonexistent"}, "tls-cert-file"}, // Redis names the group's first
+		{[]any{"maxmemory", "32mb", "tls-key-file", "/nonexistent"}, "tls-key-file"},
+	} {
+		err := old.Do(ctx, append([]any{"CONFIG", "SET"}, tc.args...)...).Err()
+		if want := fmt.Sprintf(refused, tc.name); err == nil || err.Error() != want {
+			t.Errorf("CONFIG SET %q: %v, want %q", tc.args, err, want)
+		}
 	}
-	// The key does not match the certificate yet: the old pair stays.
 	if got := serialOf(); got != before {
-		t.Fatalf("a half-changed pair was loaded: serial %d, want %d", got, before)
+		t.Fatalf("a refused pair was loaded: serial %d, want %d", got, before)
 	}
-	if err := old.ConfigSet(ctx, "tls-key-file", key).Err(); err != nil {
+	if got := files(); got != [2]string{td.certFile, td.keyFile} {
+		t.Fatalf("a refused CONFIG SET changed the values: %q", got)
+	}
+	if got, _ := old.ConfigGet(ctx, "maxmemory").Result(); got["maxmemory"] == "33554432" {
+		t.Fatal("a refused CONFIG SET changed maxmemory")
+	}
+
+	if err := old.Do(ctx, "CONFIG", "SET", "tls-cert-file", cert, "tls-key-file", key).Err(); err != nil {
 		t.Fatal(err)
 	}
 	after := serialOf()
 	if after == before {
 		t.Fatalf("new connections still see the old certificate (serial %d)", after)
 	}
-	if v, err := old.ConfigGet(ctx, "tls-cert-file").Result(); err != nil || v["tls-cert-file"] != cert {
-		t.Fatalf("CONFIG GET tls-cert-file: %v %v", v, err)
+	if got := files(); got != [2]string{cert, key} {
+		t.Fatalf("CONFIG GET after the Set: %q", got)
 	}
 	if err := old.Ping(ctx).Err(); err != nil {
 		t.Fatalf("the established connection: %v", err)
 	}
-	// Both in one CONFIG SET, back to the first pair.
-	if err := old.ConfigSet(ctx, "tls-cert-file", td.certFile).Err(); err != nil {
-		t.Fatal(err)
-	}
+
+	// Rotation in place: new files under the first pair's names, then a
+	// CONFIG SET to the same paths.
 	if err := old.Do(ctx, "CONFIG", "SET", "tls-cert-file", td.certFile, "tls-key-file", td.keyFile).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if got := serialOf(); got != before {
 		t.Fatalf("after setting both back: serial %d, want %d", got, before)
+	}
+	cert3, key3 := td.pki.issue(t, "server3", true)
+	for _, f := range [][2]string{{cert3, td.certFile}, {key3, td.keyFile}} {
+		b, err := os.ReadFile(f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f[1], b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := serialOf(); got != before {
+		t.Fatal("the files were reloaded without a CONFIG SET")
+	}
+	if err := old.Do(ctx, "CONFIG", "SET", "tls-cert-file", td.certFile, "tls-key-file", td.keyFile).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := serialOf(); got == before || got == after {
+		t.Fatalf("CONFIG SET of the same paths did not reload the rotated files: serial %d", got)
 	}
 }
 
@@ -356,22 +405,8 @@ func TestStartFailsOnBadCertificate(t *testing.T) {
 	dir := t.TempDir()
 	bad := dir + "/bad.pem"
 	_ = os.WriteFile(bad, []byte("not a certificate"), 0o600)
-	cfg, err := conf.Load([]string{"--port", strconv.Itoa(freePort(t)), "--memcached-port", "0", "--tls-port", strconv.Itoa(freePort(t)),
-		"--tls-cert-file", bad, "--tls-key-file", bad, "--tls-auth-clients", "no", "--save", "", "--dir", dir, "--maxmemory", "64mb"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := node.New(node.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Environ: []string{"GOGC=100", "GOMEMLIMIT=4GiB"}})
-	done := make(chan int, 1)
-	go func() { done <- n.Run(make(chan os.Signal)) }()
-	select {
-	case code := <-done:
-		if code == 0 {
-			t.Fatal("started with a bad certificate")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not refuse the bad certificate")
-	}
+	expectStartFails(t, "a bad certificate", "--port", strconv.Itoa(freePort(t)), "--memcached-port", "0", "--tls-port", strconv.Itoa(freePort(t)),
+		"--tls-cert-file", bad, "--tls-key-file", bad, "--tls-auth-clients", "no")
 }
 
 // TestReloadAuthClients: CONFIG SET tls-auth-clients applies to the next

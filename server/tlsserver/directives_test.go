@@ -1,0 +1,140 @@
+package tlsserver_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/node"
+)
+
+// runNode runs a node on args and returns Run's exit code channel and a
+// stop function; it does not wait for any port.
+func runNode(t *testing.T, args ...string) (done chan int, stop func()) {
+	t.Helper()
+	cfg, err := conf.Load(append([]string{"--save", "", "--dir", t.TempDir(), "--maxmemory", "64mb"}, args...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := node.New(node.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Environ: []string{"GOGC=100", "GOMEMLIMIT=4GiB"}})
+	sigs := make(chan os.Signal, 1)
+	done = make(chan int, 1)
+	go func() { done <- n.Run(sigs) }()
+	return done, func() { sigs <- syscall.SIGTERM }
+}
+
+// expectStartFails runs a node on args and fails the test unless Run
+// refuses to start (a non-zero exit) within 10 s.
+func expectStartFails(t *testing.T, what string, args ...string) {
+	t.Helper()
+	done, stop := runNode(t, args...)
+	defer stop()
+	select {
+	case code := <-done:
+		if code == 0 {
+			t.Fatalf("started with %s", what)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Run did not refuse %s", what)
+	}
+}
+
+// An encrypted private key with its pass serves TLS from the start; a
+// wrong pass refuses start-up, as Redis ("Failed to configure TLS").
+func TestStartWithEncryptedKey(t *testing.T) {
+	for _, key := range []string{"server-pkcs8-aes256.key", "server-legacy-aes128.key"} {
+		td := startTandem(t, "--tls-cert-file", fixture(t, "server.crt"), "--tls-key-file", fixture(t, key),
+			"--tls-key-file-pass", "tandem", "--tls-auth-clients", "no")
+		if err := td.redis(t, fixtureClient(t)).Ping(context.Background()).Err(); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+	}
+	expectStartFails(t, "a wrong key pass", "--port", strconv.Itoa(freePort(t)), "--memcached-port", "0", "--tls-port", strconv.Itoa(freePort(t)),
+		"--tls-cert-file", fixture(t, "server.crt"), "--tls-key-file", fixture(t, "server-pkcs8-aes256.key"),
+		"--tls-key-file-pass", "wrong", "--tls-auth-clients", "no")
+}
+
+// Without a TLS port, tls-replication or tls-cluster, Redis configures no
+// TLS: a CONFIG SET of a file that does not load is accepted. Turning
+// tls-replication on makes TLS configured, and the files must then
+// load; tls-replication yes at start loads them (a bad one refuses
+// start-up).
+func TestTLSOffAcceptsAnyFile(t *testing.T) {
+	port := freePort(t)
+	done, stop := runNode(t, "--port", strconv.Itoa(port), "--memcached-port", "0")
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1, Protocol: 2})
+	defer c.Close()
+	ctx := context.Background()
+	for deadline := time.Now().Add(10 * time.Second); c.Ping(ctx).Err() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no node")
+		}
+	}
+	if err := c.Do(ctx, "CONFIG", "SET", "tls-cert-file", "/nonexistent", "tls-key-file", "/nonexistent").Err(); err != nil {
+		t.Fatalf("without TLS: %v", err)
+	}
+	err := c.Do(ctx, "CONFIG", "SET", "tls-replication", "yes").Err()
+	if want := "ERR CONFIG SET failed (possibly related to argument 'tls-replication') - Unable to update TLS configuration. Check server logs."; err == nil || err.Error() != want {
+		t.Fatalf("tls-replication yes with bad files: %v", err)
+	}
+	if err := c.Do(ctx, "CONFIG", "SET", "tls-replication", "yes", "tls-cert-file", fixture(t, "server.crt"), "tls-key-file", fixture(t, "server.key"),
+		"tls-ca-cert-file", fixture(t, "ca.crt")).Err(); err != nil {
+		t.Fatalf("tls-replication yes with good files: %v", err)
+	}
+	if err := c.Do(ctx, "CONFIG", "SET", "tls-key-file", "/nonexistent").Err(); err == nil {
+		t.Fatal("with tls-replication yes, a bad key was accepted")
+	}
+	stop()
+	if code := <-done; code != 0 {
+		t.Fatalf("Run exited %d", code)
+	}
+
+	expectStartFails(t, "tls-replication yes and a mismatched key", "--port", strconv.Itoa(freePort(t)), "--memcached-port", "0", "--tls-replication", "yes",
+		"--tls-cert-file", fixture(t, "server.crt"), "--tls-key-file", fixture(t, "client.key"), "--tls-ca-cert-file", fixture(t, "ca.crt"))
+}
+
+// tls-session-caching on a node: a client resumes its session; after
+// CONFIG SET tls-session-caching no it does not.
+func TestNodeSessionCaching(t *testing.T) {
+	td := startTandem(t, "--tls-auth-clients", "no")
+	cfg := td.pki.clientConfig(t, "")
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	ping := func() bool {
+		c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.tlsPort), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		// A round trip: a TLS 1.3 client takes its ticket on a read.
+		if _, err := io.WriteString(c, "PING\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "+PONG\r\n" {
+			t.Fatalf("PING: %q %v", line, err)
+		}
+		return c.ConnectionState().DidResume
+	}
+	if ping() {
+		t.Fatal("the first connection resumed")
+	}
+	if !ping() {
+		t.Fatal("the second connection did not resume its session")
+	}
+	if err := td.redis(t, nil).ConfigSet(context.Background(), "tls-session-caching", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ping() {
+		t.Fatal("resumed after CONFIG SET tls-session-caching no")
+	}
+}
