@@ -4,11 +4,11 @@
 # TTLs) in the cache-aside pattern against Tandem's eviction policies and
 # real redis-server's allkeys-lru and allkeys-lfu, each bounded to hold 1 %
 # and 10 % of the keys, and prints workload × cache size × policy → miss
-# ratio. See docs/benchmarks.md ("Hit ratio") for the method.
+# ratio: `tandem-benchmark hitratio`. See docs/benchmarks.md ("Hit ratio").
 #
 #   scripts/hitratio.sh                 quick: 2M requests per cell (~15 min)
 #   MODE=full scripts/hitratio.sh       full: 3M requests per cell (~22 min)
-#   scripts/hitratio.sh -workloads zipf-0.99 -sizes 0.01   any tandem-hitratio flag
+#   scripts/hitratio.sh -workloads zipf-0.99 -sizes 0.01   any tandem-benchmark hitratio flag
 #
 # Environment: MODE (quick), OUT (directory for table.md, cells.csv and
 # run.log; default a new temporary directory, printed at the end).
@@ -22,20 +22,9 @@ work=$(mktemp -d -t tandem-hitratio.XXXXXX)
 OUT=${OUT:-$work/results}
 mkdir -p "$OUT" "$work/bin"
 trap 'rm -rf "$work/bin"' EXIT
-
-echo "hitratio: building ./cmd/tandem and ./cmd/tandem-hitratio" >&2
 go build -o "$work/bin/tandem" ./cmd/tandem
-go build -o "$work/bin/tandem-hitratio" ./cmd/tandem-hitratio
-
-{
-  echo "git: $(git rev-parse --short HEAD 2>/dev/null || echo ?)$(git diff --quiet 2>/dev/null || echo ' plus uncommitted changes')"
-  echo "redis-server: $(redis-server --version | head -1)"
-  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-} >"$OUT/env.txt"
-cat "$OUT/env.txt" >&2
+go build -o "$work/bin/tandem-benchmark" ./cmd/tandem-benchmark
 
 start=$(date +%s)
-"$work/bin/tandem-hitratio" -mode "$MODE" -tandem "$work/bin/tandem" \
-  -md "$OUT/table.md" -csv "$OUT/cells.csv" "$@" 2> >(tee "$OUT/run.log" >&2)
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/env.txt"
+"$work/bin/tandem-benchmark" hitratio -mode "$MODE" -tandem "$work/bin/tandem" --out "$OUT" "$@" 2> >(tee "$OUT/run.log" >&2)
 echo "hitratio: done in $(( $(date +%s) - start ))s; table, per-cell CSV and log in $OUT" >&2
