@@ -68,6 +68,20 @@ type aclDenial struct {
 // aclCheck checks cmd with args against sp, as Redis's
 // ACLCheckAllUserCommandPerm.
 func aclCheck(sp *users.Spec, cmd *Command, args [][]byte) aclDenial {
+	r := aclRequest(cmd, args)
+	switch d := sp.Check(&r); d.Reason {
+	case users.Allowed:
+		return aclDenial{}
+	case users.DeniedCommand:
+		return aclDenial{"command", cmd.Name}
+	default:
+		return aclDenial{d.Reason.String(), string(args[d.Pos])}
+	}
+}
+
+// aclRequest is cmd with args as the ACL rules check it: its keys with
+// the access their key-spec flags need, and its channels.
+func aclRequest(cmd *Command, args [][]byte) users.Request {
 	r := users.Request{Name: cmd.Name, Args: args, Channels: channelArgs(cmd, args)}
 	if keys := cmd.KeysOf(args); len(keys) > 0 {
 		flags := cmd.KeyFlagsFor(args, keys)
@@ -78,14 +92,19 @@ func aclCheck(sp *users.Spec, cmd *Command, args [][]byte) aclDenial {
 			}
 		}
 	}
-	switch d := sp.Check(&r); d.Reason {
-	case users.Allowed:
-		return aclDenial{}
-	case users.DeniedCommand:
-		return aclDenial{"command", cmd.Name}
-	default:
-		return aclDenial{d.Reason.String(), string(args[d.Pos])}
+	return r
+}
+
+// readsAnyKey reports whether the client's user may run cmd with args and
+// read every key, as SORT requires before its BY and GET patterns name
+// keys of their own (Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess
+// with CMD_KEY_ACCESS).
+func (c *Client) readsAnyKey(cmd *Command, args [][]byte) bool {
+	if c.user == nil {
+		return true
 	}
+	r := aclRequest(cmd, args)
+	return c.user.ACL().CheckUnrestrictedKeys(&r, users.KeyRead)
 }
 
 // channelArgs returns the channels a pub/sub command names, as Redis's

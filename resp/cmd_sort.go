@@ -44,6 +44,13 @@ func sortKeys(args [][]byte) []int {
 // sortROKeys finds SORT_RO's key, the source, as Redis's sortROGetKeys.
 func sortROKeys([][]byte) []int { return []int{1} }
 
+// SORT's refusals of BY and GET patterns to a user who may not read every
+// key, redis 7.0's texts.
+const (
+	errSortByACL  = "ERR BY option of SORT denied due to insufficient ACL permissions."
+	errSortGetACL = "ERR GET option of SORT denied due to insufficient ACL permissions."
+)
+
 func cmdSort(c *Client, args [][]byte)   { sortGeneric(c, args, false) }
 func cmdSortRO(c *Client, args [][]byte) { sortGeneric(c, args, true) }
 
@@ -52,6 +59,9 @@ func cmdSortRO(c *Client, args [][]byte) { sortGeneric(c, args, true) }
 func sortGeneric(c *Client, args [][]byte, readonly bool) {
 	spec := engine.SortSpec{Count: -1}
 	var store []byte
+	// BY and GET patterns read keys no ACL key pattern was checked
+	// against: only a user who may read every key may use them (acl.go).
+	fullKeyRead := c.readsAnyKey(c.fe.table.Lookup(args[0], c.scratch[:]), args)
 	for j := 2; j < len(args); j++ {
 		left := len(args) - j - 1
 		a := args[j]
@@ -81,9 +91,16 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 			// A pattern without '*' (as C sees it) names no weights.
 			if bytes.IndexByte(cBytes(spec.By), '*') < 0 {
 				spec.DontSort = true
+			} else if !fullKeyRead {
+				c.w.Error(errSortByACL)
+				return
 			}
 			j++
 		case argIsC(a, "GET") && left >= 1:
+			if !fullKeyRead {
+				c.w.Error(errSortGetACL)
+				return
+			}
 			spec.Gets = append(spec.Gets, args[j+1])
 			j++
 		default:

@@ -346,6 +346,26 @@ func (s *Spec) CheckCategories(cats uint32, keys [][]byte, need KeyAccess) Denia
 	return worst
 }
 
+// CheckUnrestrictedKeys is Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess:
+// whether one selector both allows the command and grants need on every
+// key (allkeys, or a "*" pattern with that access). SORT asks it before it
+// reads keys its BY and GET patterns name.
+func (s *Spec) CheckUnrestrictedKeys(r *Request, need KeyAccess) bool {
+	if s.open {
+		return true
+	}
+	i := -1
+	if s.cat != nil {
+		i = s.cat.Index(r.Name)
+	}
+	for _, sel := range s.selectors() {
+		if sel.check(i, r).Reason == Allowed && sel.allKeysFor(need) {
+			return true
+		}
+	}
+	return false
+}
+
 // CanRunNamed reports whether some selector lets the command called name
 // ("client|id") run, whatever its arguments.
 func (s *Spec) CanRunNamed(name string) bool {

@@ -302,6 +302,21 @@ func (s *Selector) keyAllowed(key []byte, need KeyAccess) bool {
 	return false
 }
 
+// allKeysFor reports whether the selector grants need on every key: all
+// keys, or the pattern "*" with that access (Redis's
+// ACLSelectorHasUnrestrictedKeyAccess).
+func (s *Selector) allKeysFor(need KeyAccess) bool {
+	if s.AllKeys {
+		return true
+	}
+	for _, k := range s.Keys {
+		if k.Pattern == "*" && (need&KeyRead == 0 || k.Read) && (need&KeyWrite == 0 || k.Write) {
+			return true
+		}
+	}
+	return false
+}
+
 // channelAllowed reports whether a channel may be used; a pattern
 // (PSUBSCRIBE's argument) must equal one of the patterns, a channel must
 // match one, as Redis's ACLCheckChannelAgainstList.

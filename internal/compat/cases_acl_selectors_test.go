@@ -130,6 +130,16 @@ var aclKeyAccessCases = []redisCase{
 		"ACL DRYRUN k1 eval x 1 src1", "ACL DRYRUN k1 eval_ro x 1 src1", "ACL DRYRUN k1 eval x 1abc src1",
 		"ACL DRYRUN k1 lmpop 1 srcl LEFT", "ACL DRYRUN k1 zintercard 1 srcz", "ACL DRYRUN k1 sintercard 1x srcs",
 		"ACL DELUSER k1", "FLUSHALL")},
+	// SORT's BY and GET patterns read keys of their own: they need a
+	// selector that allows SORT and reads every key (~*, %R~*, allkeys).
+	{name: "sort patterns need every key readable", cmds: mbs(
+		"RPUSH sl 2 1", "SET w1 1",
+		"ACL SETUSER so reset on >pw ~sl ~w* +sort",
+		"AUTH so pw", "SORT sl BY w*", "SORT sl BY nosort", "SORT sl GET #", "SORT sl LIMIT x y BY w*", "SORT sl", "AUTH default x",
+		"ACL SETUSER so %R~*", "AUTH so pw", "SORT sl BY w*", "SORT sl GET # GET w*", "AUTH default x",
+		"ACL SETUSER so resetkeys %W~* ~sl", "AUTH so pw", "SORT sl BY w*", "AUTH default x",
+		"ACL SETUSER so resetkeys ~sl (+sort %R~*)", "AUTH so pw", "SORT sl BY w*", "SORT_RO sl GET #", "AUTH default x",
+		"ACL DELUSER so", "FLUSHALL")},
 	{name: "getkeysandflags", cmds: mbs(
 		"COMMAND GETKEYSANDFLAGS copy a b", "COMMAND GETKEYSANDFLAGS lmove a b left right",
 		"COMMAND GETKEYSANDFLAGS sunionstore d a b", "COMMAND GETKEYSANDFLAGS sort a by w get x store d",
