@@ -60,7 +60,7 @@ func TestSelectorsDescribeAndCheck(t *testing.T) {
 		{req("get", "root1").keys(r), Denial{}},
 		{req("set", "sel1", "v").keys(rw), Denial{}}, // the value is not a key here: only args[1] checked below
 		{req("hget", "r1", "f").keys(r), Denial{}},
-		{req("get", "sel1").keys(r), Denial{Reason: DeniedKey, Pos: 1}},   // root: key; others: command
+		{req("get", "sel1").keys(r), Denial{Reason: DeniedKey, Pos: 1}},      // root: key; others: command
 		{req("hset", "r1", "f").keys(rw), Denial{Reason: DeniedKey, Pos: 1}}, // %R~ lacks write
 		{req("client|id"), Denial{Reason: DeniedCommand}},
 	} {
