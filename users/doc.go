@@ -36,26 +36,44 @@
 // A *User is a stable identity: the store changes a user by publishing a
 // new immutable Spec in it (Set, SetUser), so a connection bound to it sees
 // a change at its next check without holding any lock, and a pointer taken
-// at login stays the same user. A deleted user's Spec becomes one that
-// allows nothing, so its connections can run nothing more.
+// at login stays the same user. A removed user (ACL DELUSER; at ACL LOAD
+// every user but default, as Redis 7.0 rebuilds them all) gets a Spec that
+// allows nothing and is reported Removed.
+//
+// # Telling the front-ends
+//
+// The store owns users, not connections. Store.Subscribe registers a
+// front-end's follower, called after each Change with no lock held:
+// Removed users, whose connections the front-end closes (the Redis one, and
+// the memcached one for sessions logged in as them), and a Narrowed user
+// whose channel permissions shrank (ACL SETUSER), whose subscribed Redis
+// connections are closed when a subscription is no longer allowed. The
+// connection that asked (Change.Origin) gets its reply before it closes.
 //
 // # Redis ACL
 //
-// A Spec also holds Redis 7.0's ACL rules (acl.go): flags (on/off, nopass,
-// sanitize-payload), passwords, a permission bitmap over the command
-// Catalog (catalog.go; the Redis front-end builds it from its command
-// table, names and categories, and hands it over with SetCatalog), key
-// patterns (~, %R~, %W~, allkeys) and channel patterns (&, allchannels).
-// Store.SetUser applies ACL SETUSER's operations to a copy and publishes
-// it only if all are accepted (*RuleError carries Redis's text otherwise).
-// Spec.Describe and CommandRules print a user as ACL LIST does, derived
-// from the bitmap with Redis 7.0's category fitting. The front-ends check
-// a command with CanRun/CanRunNamed (memcached commands, which are not in
-// the catalog, with CanRunCategories: only category rules apply), each key
-// with KeyAllowed and each channel with ChannelAllowed; Unrestricted lets
+// A Spec also holds Redis 7.0's ACL rules (acl.go, selector.go): flags
+// (on/off, nopass, sanitize-payload), passwords, and selectors. The root
+// Selector (the rules outside parentheses) and each "(…)" Selector hold a
+// permission bitmap over the command Catalog (catalog.go; the Redis
+// front-end builds it from its command table, names and categories, and
+// hands it over with SetCatalog), +cmd|first-arg rules, key patterns (~,
+// %R~, %W~, allkeys) and channel patterns (&, allchannels). Store.SetUser
+// applies ACL SETUSER's operations (a selector written over several words
+// merged first) to a copy and publishes it only if all are accepted
+// (*RuleError carries Redis's text otherwise). Spec.Describe and
+// Selector.CommandRules print a user as ACL LIST does, derived from the
+// bitmap with Redis 7.0's category fitting.
+//
+// The front-ends describe a command as a Request (its name, arguments,
+// each key with the access its key-spec flags need, each channel) and
+// Spec.Check finds a selector that allows all of it, or the denial Redis
+// would report; memcached commands, which are not in the catalog, go
+// through CheckCategories (only category rules apply). Unrestricted lets
 // them skip all of it for a user who may do everything. Denials and failed
-// logins go to the ACL log (log.go), grouped as Redis 7.0 groups them.
-// LoadFile and SaveFile read and write an aclfile (file.go).
+// logins go to the ACL log (log.go, bounded by acllog-max-len), grouped as
+// Redis 7.0 groups them. LoadFile and SaveFile read and write an aclfile
+// (file.go) with Redis 7.0's error texts.
 //
 // # Concurrency
 //
