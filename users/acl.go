@@ -285,6 +285,12 @@ type Denial struct {
 	Pos    int
 }
 
+// outranks reports whether d, rather than o, is the denial to report of
+// two selectors' (Redis's ACLCheckAllUserCommandPerm).
+func (d Denial) outranks(o Denial) bool {
+	return d.Reason > o.Reason || d.Reason == o.Reason && d.Pos > o.Pos
+}
+
 // String is the reason as ACL LOG names it.
 func (r Reason) String() string {
 	switch r {
@@ -311,7 +317,7 @@ func (s *Spec) Check(r *Request) Denial {
 		if d.Reason == Allowed {
 			return d
 		}
-		if d.Reason > worst.Reason || d.Reason == worst.Reason && d.Pos > worst.Pos {
+		if d.outranks(worst) {
 			worst = d
 		}
 	}
@@ -339,7 +345,7 @@ func (s *Spec) CheckCategories(cats uint32, keys [][]byte, need KeyAccess) Denia
 		if d.Reason == Allowed {
 			return d
 		}
-		if d.Reason > worst.Reason || d.Reason == worst.Reason && d.Pos > worst.Pos {
+		if d.outranks(worst) {
 			worst = d
 		}
 	}
