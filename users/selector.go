@@ -31,7 +31,7 @@ type Selector struct {
 	// (Redis's allowed_firstargs, kept in 7.0 though deprecated).
 	firstArgs map[int][]string
 	// rules are the command rules since the last +@all/-@all, replayed
-	// when the catalog changes and by CanRunCategories.
+	// when the catalog changes and by canRunCategories.
 	rules []string
 }
 
@@ -171,7 +171,7 @@ func (s *Selector) commandRule(op string) error {
 		if bit == 0 {
 			return ErrRuleUnknown
 		}
-		if s.cat != nil { // without a catalog only CanRunCategories reads the rule
+		if s.cat != nil { // without a catalog only canRunCategories reads the rule
 			for i, cc := range s.cat.cmds {
 				if cc.Categories&bit != 0 {
 					s.changePerm(i, allow)
@@ -273,7 +273,9 @@ func (s *Selector) canRun(i int, arg []byte) bool {
 	return false
 }
 
-// canRunCategories is CanRunCategories for this selector.
+// canRunCategories reports whether a command outside the catalog with
+// these categories may run: the rules are replayed from +@all or -@all,
+// and only category rules apply to it (Spec.CheckCategories).
 func (s *Selector) canRunCategories(bits uint32) bool {
 	ok := s.Future
 	for _, r := range s.rules {
