@@ -102,8 +102,11 @@
 // delete, touch, ms, md and ma are @write and write their key, flush_all,
 // cache_memlimit, shutdown and verbosity are @admin @dangerous. Only the
 // user's category and key rules apply (memcached commands are not Redis
-// commands). A refused request is answered "CLIENT_ERROR permission
-// denied", changes nothing, and is logged in ACL LOG.
+// commands), in its root selector or any "(…)" selector. A refused request
+// is answered "CLIENT_ERROR permission denied", changes nothing, and is
+// logged in ACL LOG. A session whose user the store removes (ACL DELUSER,
+// ACL LOAD on the Redis port) is closed, as Redis closes such clients: the
+// front-end follows the store's changes (acl.go, users.Store.Subscribe).
 //
 // # Where Tandem differs from memcached
 //
