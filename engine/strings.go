@@ -10,27 +10,27 @@ import (
 // Get returns the string at key. ok is false when the key does not exist;
 // ErrWrongType when it holds another type.
 func (d DB) Get(key []byte) (it Item, ok bool, err error) {
-	// No defer: the unlock comes before the counters, off the lock.
+	// No defer: GET is the hottest path (and the counts are plain fields
+	// under the shard's lock, tally.go).
 	k := d.lockKey(key)
 	s := k.s
 	if k.slot < 0 {
-		s.unlock()
 		s.lookedUp(0, 1)
+		s.unlock()
 		return Item{}, false, nil
 	}
 	en := &s.entries[k.slot]
 	// A key of another type is still found: a hit and an access, as Redis
 	// counts it.
+	s.lookedUp(1, 0)
 	fetched := d.fetch(en, k.now)
 	if en.typ != TypeString {
 		s.unlock()
-		s.lookedUp(1, 0)
 		return Item{}, false, ErrWrongType
 	}
 	it = d.itemOf(&s.shardData, en)
 	it.Fetched = fetched
 	s.unlock()
-	s.lookedUp(1, 0)
 	return it, true, nil
 }
 

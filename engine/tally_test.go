@@ -103,3 +103,41 @@ func TestEvictionStopsAtTheBoundWithHeldBackBytes(t *testing.T) {
 	}
 	checkInvariants(t, e)
 }
+
+// The shards' counts are plain fields under their locks: every operation
+// must count under the lock, which -race checks here against readers that
+// sum them while the writes go on.
+func TestTallyCountsUnderTheShardLock(t *testing.T) {
+	e, _ := newTestEngine(t, 2)
+	e.SetMaxMemory(1 << 30)
+	d := e.DB(0)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			k := []byte("k" + strconv.Itoa(i%50))
+			d.Set(k, []byte("v"), SetOptions{})
+			d.Get(k)
+			d.Get([]byte("missing"))
+			d.StrLen(k)
+			d.GetEx(k, ExpireChange{Mode: TTLKeep}, false)
+			d.MGet([][]byte{k, []byte("missing")}, func(int, Item, bool) {})
+			if i%7 == 0 {
+				d.Delete(k)
+			}
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			if st := e.Stats(); st.Hits == 0 || st.Misses == 0 || e.Changes() == 0 {
+				t.Errorf("stats %+v, changes %d: nothing counted", st, e.Changes())
+			}
+			return
+		default:
+			e.Stats()
+			e.Changes()
+			e.UsedMemoryExact()
+		}
+	}
+}
