@@ -15,6 +15,8 @@
 //   - sandbox.go: what keeps a script from reaching the real globals and
 //     library tables through metatables, raw access or loadstring.
 //   - limits.go: the bounds on what builtins may build.
+//   - pattern.go, gsub.go: Lua 5.1's pattern matcher (string.find, match,
+//     gmatch, gsub), which SCRIPT KILL and the memory watchdog can stop.
 //   - run.go: running a script or function, the error handler, kill.
 //   - convert.go: RESP reply → Lua value, Lua value → reply.
 //   - function.go: FUNCTION libraries: loading, registry.
@@ -38,6 +40,16 @@
 //   - cmsgpack.unpack refuses a map whose integer key lies far past the
 //     table's array part ("table index … too sparse for a msgpack map"):
 //     gopher-lua would allocate the array up to it, where Lua 5.1 hashes it.
+//   - A pattern that makes the matcher recurse more than 20000 levels
+//     (maxMatchDepth, pattern.go) fails with "pattern too complex" (Lua
+//     5.2's text); redis-server's Lua 5.1 has no bound and crashes on
+//     a stack overflow somewhere past 100000.
+//   - An error raised by a builtin that pcall calls directly, as in
+//     pcall(string.rep), carries the script's position
+//     ("user_script:1: bad argument #1 to 'rep' …"); Lua 5.1 gives it
+//     none there, as pcall is a C function, and names the function '?'.
+//     Called from Lua code, inside pcall(function() … end) too, the texts
+//     are the same.
 //   - No Lua debugger: SCRIPT DEBUG NO answers OK, SCRIPT DEBUG YES and
 //     SYNC are refused (resp/cmd_scripting.go, ErrScriptDebug).
 //   - No FUNCTION DUMP or FUNCTION RESTORE (Redis's function payload

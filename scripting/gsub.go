@@ -1,217 +1,134 @@
 package scripting
 
 import (
-	"strconv"
 	"strings"
-	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/pm"
 )
 
-// string.gsub and string.gmatch over gopher-lua's pattern matcher, one
-// match at a time. gopher-lua's own versions find every match before
-// using any (memory in proportion to the matches) and gsub splices each
-// replacement into a copy of the whole string (time quadratic in the
-// matches); these build the result once, bounded by the string limit,
-// and check the script's context between matches.
-
-// readOnlyBytes views s as bytes for pm, which only reads them.
-func readOnlyBytes(s string) []byte {
-	if s == "" {
-		return nil
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// findOne is the first match of pat in src at or after off; nil when none.
-func findOne(L *lua.LState, pat string, src []byte, off int) *pm.MatchData {
-	mds, err := pm.Find(pat, src, off, 1)
-	if err != nil {
-		L.RaiseError("%s", err.Error())
-	}
-	if len(mds) == 0 {
-		return nil
-	}
-	return mds[0]
-}
-
-// capture is capture k (1-based; 0 the whole match) of m as a Lua value:
-// the text, or the position of a position capture.
-func capture(L *lua.LState, m *pm.MatchData, s string, k int) lua.LValue {
-	idx := 2 * k
-	if idx >= m.CaptureLength() {
-		if k == 1 {
-			idx = 0
-		} else {
-			L.RaiseError("invalid capture index")
-		}
-	}
-	if m.IsPosCapture(idx) {
-		return lua.LNumber(m.Capture(idx))
-	}
-	return lua.LString(s[m.Capture(idx):m.Capture(idx+1)])
-}
+// string.gsub over the matcher of pattern.go, as Lua 5.1's str_gsub: one
+// match at a time, the result built once and bounded by the string limit.
+// (gopher-lua's found every match before using any and spliced each
+// replacement into a copy of the whole string, time quadratic in the
+// matches.)
 
 func (vm *VM) strGsub(L *lua.LState) int {
 	s := checkString(L, 1, "gsub")
 	pat := checkString(L, 2, "gsub")
 	repl := L.Get(3)
-	switch repl.(type) {
-	case lua.LString, lua.LNumber, *lua.LTable, *lua.LFunction:
-	default:
-		typeError(L, 3, "gsub", "string/function/table")
-	}
-	limit := -1
+	// Lua 5.1 reads the limit before it checks the replacement's type.
+	maxN := len(s) + 1
 	if L.Get(4) != lua.LNil {
-		limit = luaInt(checkNumber(L, 4, "gsub"))
+		maxN = luaInt(checkNumber(L, 4, "gsub"))
 	}
-	anchored := strings.HasPrefix(pat, "^")
-	src := readOnlyBytes(s)
+	switch r := repl.(type) {
+	case lua.LString, *lua.LTable, *lua.LFunction:
+	case lua.LNumber:
+		repl = lua.LString(formatNumber(float64(r)))
+	default:
+		argError(L, 3, "gsub", "string/function/table expected")
+	}
+	var ms matchState
+	ms.reset(L, s, pat)
+	anchored := ms.anchor()
 	var b strings.Builder
 	add := func(piece string) {
 		vm.checkStringSize(L, int64(b.Len())+int64(len(piece)))
 		b.WriteString(piece)
 	}
-	n, last, off := 0, 0, 0
-	for off <= len(s) && (limit < 0 || n < limit) {
-		m := findOne(L, pat, src, off)
-		if m == nil {
-			break
+	// keep is where the text not yet copied to b begins: the bytes that
+	// no match replaced stay there until the next match or the end.
+	n, src, keep := 0, 0, 0
+scan:
+	for n < maxN {
+		e := ms.matchAt(src)
+		if e >= 0 {
+			n++
+			add(s[keep:src])
+			vm.addValue(L, &b, &ms, repl, src, e)
+			keep = e
 		}
-		start, end := m.Capture(0), m.Capture(1)
-		n++
-		add(s[last:start])
-		add(vm.replacement(L, repl, m, s))
-		last = end
-		off = max(start+1, end)
+		switch {
+		case e > src: // a non-empty match: go on after it
+			src = e
+		case src < len(s): // no match, or an empty one: keep one byte
+			src++
+		default:
+			break scan
+		}
 		if anchored {
 			break
 		}
-		if n%killCheckEvery == 0 {
-			checkKilled(L)
-		}
 	}
-	add(s[last:])
+	add(s[keep:])
 	L.Push(lua.LString(b.String()))
 	L.Push(lua.LNumber(n))
 	return 2
 }
 
-// replacement is what gsub puts in place of match m, as Lua 5.1's add_s
-// and add_value.
-func (vm *VM) replacement(L *lua.LState, repl lua.LValue, m *pm.MatchData, s string) string {
-	whole := s[m.Capture(0):m.Capture(1)]
+// addValue appends what replaces the match s..e, as Lua 5.1's add_value:
+// the expanded replacement string, or the table's value or the function's
+// result for the first capture (false or nil keep the match).
+func (vm *VM) addValue(L *lua.LState, b *strings.Builder, ms *matchState, repl lua.LValue, s, e int) {
 	var v lua.LValue
 	switch r := repl.(type) {
-	case lua.LNumber:
-		return vm.expandRepl(L, formatNumber(float64(r)), m, s)
 	case lua.LString:
-		return vm.expandRepl(L, string(r), m, s)
+		vm.expandRepl(L, b, ms, string(r), s, e)
+		return
 	case *lua.LTable:
-		v = L.GetTable(r, capture(L, m, s, 1))
+		v = L.GetTable(r, ms.captureValue(0, s, e))
 	case *lua.LFunction:
 		L.Push(r)
-		nargs := m.CaptureLength()/2 - 1
-		if nargs == 0 {
-			L.Push(lua.LString(whole))
-			nargs = 1
-		} else {
-			for k := 1; k <= nargs; k++ {
-				L.Push(capture(L, m, s, k))
-			}
-		}
-		L.Call(nargs, 1)
+		L.Call(ms.pushCaptures(true, s, e), 1)
 		v = L.Get(-1)
 		L.Pop(1)
 	}
+	var piece string
 	switch x := v.(type) {
 	case lua.LString:
-		return string(x)
+		piece = string(x)
 	case lua.LNumber:
-		return formatNumber(float64(x))
-	case *lua.LNilType:
-		return whole
-	case lua.LBool:
-		if !bool(x) {
-			return whole
+		piece = formatNumber(float64(x))
+	default:
+		if lua.LVAsBool(v) {
+			L.RaiseError("invalid replacement value (a %s)", v.Type().String())
 		}
+		piece = ms.src[s:e]
 	}
-	L.RaiseError("invalid replacement value (a %s)", v.Type().String())
-	return ""
+	vm.checkStringSize(L, int64(b.Len())+int64(len(piece)))
+	b.WriteString(piece)
 }
 
-// expandRepl expands a replacement string: %0 the match, %1–%9 the
-// captures, % before any other character that character (a final %
-// a NUL, as Lua 5.1 reads its string's terminator).
-func (vm *VM) expandRepl(L *lua.LState, r string, m *pm.MatchData, s string) string {
-	if strings.IndexByte(r, '%') < 0 {
-		return r
-	}
-	var b strings.Builder
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if c != '%' {
-			b.WriteByte(c)
-			continue
+// expandRepl appends the replacement string r for the match s..e, as Lua
+// 5.1's add_s: %0 the match, %1–%9 the captures, % before any other byte
+// that byte (a final % a NUL, as Lua 5.1 reads its string's terminator).
+// Lua 5.1 has no "invalid use of '%'" error (5.2 does).
+func (vm *VM) expandRepl(L *lua.LState, b *strings.Builder, ms *matchState, r string, s, e int) {
+	for len(r) > 0 {
+		i := strings.IndexByte(r, '%')
+		if i < 0 {
+			i = len(r)
 		}
-		if i+1 == len(r) {
-			b.WriteByte(0) // Lua 5.1 copies the terminating NUL
-			continue
-		}
-		i++
-		c = r[i]
-		if c < '0' || c > '9' {
-			b.WriteByte(c)
-			continue
-		}
-		var piece string
-		if c == '0' {
-			piece = s[m.Capture(0):m.Capture(1)]
-		} else {
-			switch v := capture(L, m, s, int(c-'0')).(type) {
-			case lua.LNumber:
-				piece = strconv.Itoa(int(v))
-			case lua.LString:
-				piece = string(v)
+		vm.checkStringSize(L, int64(b.Len())+int64(i))
+		b.WriteString(r[:i])
+		if i >= len(r)-1 {
+			if i == len(r)-1 {
+				b.WriteByte(0) // Lua 5.1 copies the terminating NUL
 			}
+			return
+		}
+		c := r[i+1]
+		r = r[i+2:]
+		var piece string
+		switch {
+		case c == '0':
+			piece = ms.src[s:e]
+		case c >= '1' && c <= '9':
+			piece = luaToString(ms.captureValue(int(c-'1'), s, e))
+		default:
+			piece = string(c)
 		}
 		vm.checkStringSize(L, int64(b.Len())+int64(len(piece)))
 		b.WriteString(piece)
 	}
-	return b.String()
-}
-
-// gmatchState is a string.gmatch iterator's position.
-type gmatchState struct {
-	s, pat string
-	off    int
-	done   bool
-}
-
-// strGmatch is string.gmatch: the iterator finds one match per call.
-func strGmatch(L *lua.LState) int {
-	st := &gmatchState{s: checkString(L, 1, "gmatch"), pat: checkString(L, 2, "gmatch")}
-	L.Push(L.NewFunction(func(L *lua.LState) int {
-		if st.done || st.off > len(st.s) {
-			return 0
-		}
-		m := findOne(L, st.pat, readOnlyBytes(st.s), st.off)
-		if m == nil {
-			st.done = true
-			return 0
-		}
-		start, end := m.Capture(0), m.Capture(1)
-		st.off = max(start+1, end)
-		n := m.CaptureLength()/2 - 1
-		if n == 0 {
-			L.Push(lua.LString(st.s[start:end]))
-			return 1
-		}
-		for k := 1; k <= n; k++ {
-			L.Push(capture(L, m, st.s, k))
-		}
-		return n
-	}))
-	return 1
 }

@@ -86,8 +86,12 @@ func (vm *VM) installBoundedBuiltins(g *lua.LTable) {
 	})
 	if s, ok := g.RawGetString("string").(*lua.LTable); ok {
 		set(s, "rep", vm.strRep)
-		set(s, "gsub", vm.strGsub)
+		// The pattern functions use the matcher of pattern.go, which
+		// SCRIPT KILL can stop mid-match.
+		set(s, "find", strFind)
+		set(s, "match", strMatch)
 		set(s, "gmatch", strGmatch)
+		set(s, "gsub", vm.strGsub)
 		if orig, ok := s.RawGetString("format").(*lua.LFunction); ok {
 			set(s, "format", func(L *lua.LState) int {
 				vm.checkFormat(L)

@@ -76,13 +76,22 @@ func runLimited(t *testing.T, e *Engine, body string, maxString, memory int64) s
 // TestScriptKillStopsBuiltins: SCRIPT KILL stops a script that spends
 // its time inside builtins (gopher-lua checks the context only between
 // instructions; gsub over a long string once took time quadratic in its
-// matches, and unpack of 1e8 values never returned).
+// matches, unpack of 1e8 values never returned, and a backtracking
+// pattern in gopher-lua's matcher ran for hours).
 func TestScriptKillStopsBuiltins(t *testing.T) {
 	for _, body := range []string{
 		"local s = string.rep('a', 4000000) while true do string.gsub(s, 'a', 'b') end",
 		"local t = {} for i = 1, 300000 do t[i] = -i end while true do table.sort(t) table.sort(t, function(a, b) return a > b end) end",
 		"local s = string.rep('ab', 2000000) while true do for w in string.gmatch(s, 'a') do end end",
 		"local t = {} for i = 1, 1000000 do t[i] = 'x' end while true do table.concat(t, ',') end",
+		// Backtracking: each call runs for seconds here, for hours in pm.
+		"while true do string.find(string.rep('a', 40), string.rep('%a-', 6) .. 'b') end",
+		"while true do string.match(string.rep('a', 60), string.rep('a*', 8) .. 'b') end",
+		"while true do string.gsub(string.rep('a', 60), string.rep('(a-)', 8) .. 'b', '') end",
+		"while true do for w in string.gmatch(string.rep('ab', 30), string.rep('.-', 8) .. 'c') do end end",
+		// Quadratic scans inside one item: %b and a maximal expansion.
+		"local s = string.rep('(', 2^20) while true do string.find(s, '%b()') end",
+		"local s = string.rep('a', 2^20) while true do string.find(s, 'a*b') end",
 	} {
 		e := NewEngine()
 		s, _ := e.Cache.Load([]byte(body))
