@@ -140,12 +140,33 @@ type (
 	}
 )
 
-// maxPBKDF2Iterations bounds the work a key file can ask for (OpenSSL
-// writes 2048; a hostile file could ask for 2^31).
-const maxPBKDF2Iterations = 10_000_000
+// maxPBKDF2Iterations bounds the work a key file can ask for: OpenSSL
+// writes 2048, current advice is some hundred thousand; a damaged or
+// hostile file could ask for 2^31, minutes of a core.
+const maxPBKDF2Iterations = 1_000_000
+
+// pbes2Key is a parsed PBES2 EncryptedPrivateKeyInfo, ready to decrypt.
+type pbes2Key struct {
+	prf        func() hash.Hash
+	salt       []byte
+	iterations int
+	keyLen     int
+	newCipher  func([]byte) (cipher.Block, error)
+	iv, data   []byte
+}
 
 // decryptPKCS8 decrypts an EncryptedPrivateKeyInfo into PKCS#8 DER.
 func decryptPKCS8(der, pass []byte) ([]byte, error) {
+	k, err := parsePBES2(der)
+	if err != nil {
+		return nil, err
+	}
+	return k.decrypt(pass)
+}
+
+// parsePBES2 parses an EncryptedPrivateKeyInfo and checks that its
+// scheme is one this file supports.
+func parsePBES2(der []byte) (*pbes2Key, error) {
 	var info encryptedPrivateKeyInfo
 	if rest, err := asn1.Unmarshal(der, &info); err != nil || len(rest) != 0 {
 		return nil, errors.New("the encrypted private key is not PKCS#8 EncryptedPrivateKeyInfo")
@@ -165,56 +186,57 @@ func decryptPKCS8(der, pass []byte) ([]byte, error) {
 		return nil, errors.New("bad PBKDF2 parameters in the private key")
 	}
 	if kdf.Iterations < 1 || kdf.Iterations > maxPBKDF2Iterations {
-		return nil, fmt.Errorf("PBKDF2 iteration count %d out of range", kdf.Iterations)
+		return nil, fmt.Errorf("PBKDF2 iteration count %d out of range (1 to %d)", kdf.Iterations, maxPBKDF2Iterations)
 	}
-	prf := sha1.New // RFC 8018's default
+	k := &pbes2Key{prf: sha1.New, salt: kdf.Salt, iterations: kdf.Iterations, data: info.Data} // SHA-1: RFC 8018's default
 	if len(kdf.PRF.Algorithm) > 0 {
-		prf = nil
+		k.prf = nil
 		for _, p := range pbkdf2PRFs {
 			if p.oid.Equal(kdf.PRF.Algorithm) {
-				prf = p.h
+				k.prf = p.h
 			}
 		}
-		if prf == nil {
+		if k.prf == nil {
 			return nil, fmt.Errorf("the private key's PBKDF2 PRF %v is not supported", kdf.PRF.Algorithm)
 		}
 	}
-	scheme := params.EncryptionScheme.Algorithm
-	var keyLen int
-	var newCipher func([]byte) (cipher.Block, error)
-	switch {
+	switch scheme := params.EncryptionScheme.Algorithm; {
 	case scheme.Equal(oidAES128CBC):
-		keyLen, newCipher = 16, aes.NewCipher
+		k.keyLen, k.newCipher = 16, aes.NewCipher
 	case scheme.Equal(oidAES192CBC):
-		keyLen, newCipher = 24, aes.NewCipher
+		k.keyLen, k.newCipher = 24, aes.NewCipher
 	case scheme.Equal(oidAES256CBC):
-		keyLen, newCipher = 32, aes.NewCipher
+		k.keyLen, k.newCipher = 32, aes.NewCipher
 	case scheme.Equal(oidDESEDE3CBC):
-		keyLen, newCipher = 24, des.NewTripleDESCipher
+		k.keyLen, k.newCipher = 24, des.NewTripleDESCipher
 	default:
 		return nil, fmt.Errorf("the private key's cipher %v is not supported: AES-CBC or DES-EDE3-CBC", scheme)
 	}
-	if kdf.KeyLength != 0 && kdf.KeyLength != keyLen {
+	if kdf.KeyLength != 0 && kdf.KeyLength != k.keyLen {
 		return nil, errors.New("the PBKDF2 key length does not match the cipher")
 	}
-	var iv []byte
-	if _, err := asn1.Unmarshal(params.EncryptionScheme.Parameters.FullBytes, &iv); err != nil {
+	if _, err := asn1.Unmarshal(params.EncryptionScheme.Parameters.FullBytes, &k.iv); err != nil {
 		return nil, errors.New("bad cipher IV in the private key")
 	}
-	key, err := pbkdf2.Key(prf, string(pass), kdf.Salt, kdf.Iterations, keyLen)
+	return k, nil
+}
+
+// decrypt derives the key from pass and decrypts k into PKCS#8 DER.
+func (k *pbes2Key) decrypt(pass []byte) ([]byte, error) {
+	key, err := pbkdf2.Key(k.prf, string(pass), k.salt, k.iterations, k.keyLen)
 	if err != nil {
 		return nil, err
 	}
-	block, err := newCipher(key)
+	block, err := k.newCipher(key)
 	if err != nil {
 		return nil, err
 	}
 	bs := block.BlockSize()
-	if len(iv) != bs || len(info.Data) == 0 || len(info.Data)%bs != 0 {
+	if len(k.iv) != bs || len(k.data) == 0 || len(k.data)%bs != 0 {
 		return nil, errors.New("bad encrypted private key length")
 	}
-	plain := make([]byte, len(info.Data))
-	cipher.NewCBCDecrypter(block, iv).CryptBlocks(plain, info.Data)
+	plain := make([]byte, len(k.data))
+	cipher.NewCBCDecrypter(block, k.iv).CryptBlocks(plain, k.data)
 	// PKCS#7 padding; a wrong pass almost always breaks it, and parsing
 	// below catches the rest.
 	n := int(plain[len(plain)-1])
