@@ -270,6 +270,24 @@ func TestRedisACLDelUserClosesConnections(t *testing.T) {
 		if err := waitClosed(other.conn); err != nil {
 			t.Errorf("%s: %v", addr, err)
 		}
+
+		// SETUSER that takes a channel away closes the user's subscribers
+		// whose subscriptions it no longer allows, and only those.
+		admin.do("ACL", "SETUSER", "ps", "reset", "on", ">pw", "resetchannels", "&ch*", "&keep", "+@all")
+		sub, kept := dialRESP(t, addr), dialRESP(t, addr)
+		for _, c := range []*respClient{sub, kept} {
+			c.do("AUTH", "ps", "pw")
+		}
+		sub.do("SUBSCRIBE", "ch1")
+		kept.do("SUBSCRIBE", "keep")
+		admin.do("ACL", "SETUSER", "ps", "resetchannels", "&keep", "&other")
+		if err := waitClosed(sub.conn); err != nil {
+			t.Errorf("%s: a subscriber whose channel was revoked: %v", addr, err)
+		}
+		if r := kept.do("PING"); !strings.Contains(string(r.raw), "pong") {
+			t.Errorf("%s: a subscriber whose channel is still allowed: %s", addr, r)
+		}
+		admin.do("ACL", "DELUSER", "ps")
 	}
 }
 
