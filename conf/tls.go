@@ -30,10 +30,11 @@ import (
 //   - tls-dh-params-file must name a PEM file of DH parameters of at
 //     least 2048 bits (as OpenSSL's default security level) and is not
 //     used: Go's crypto/tls has no finite-field DHE, only ECDHE.
-//   - tls-session-caching, -size and -timeout: a server-side cache of
-//     that many sessions for that many seconds, resumed through session
-//     tickets that carry only the cache's key (Go cannot resume by
-//     session ID); "no" turns tickets off.
+//   - tls-session-caching, -size and -timeout: as Redis with OpenSSL 3,
+//     clients resume by session ticket under yes and no alike; a ticket
+//     lives tls-session-cache-timeout seconds under yes, OpenSSL's two
+//     hours under no or with 0; the size bounds OpenSSL's session-ID
+//     cache, which Go has not, and is accepted without effect.
 //   - tls-replication and tls-cluster are accepted and shown and make TLS
 //     configured as in Redis (certificates and CAs required and loaded,
 //     even without a TLS port); Tandem has no replication or cluster for
@@ -222,8 +223,8 @@ func (c *Config) TLSFiles() TLSFiles {
 		CAFile: s.str[dTLSCACertFile], CADir: s.str[dTLSCACertDir], DHParams: s.str[dTLSDHParamsFile]}
 }
 
-// TLSSessionCache is tls-session-caching, tls-session-cache-size (0: no
-// bound) and tls-session-cache-timeout.
+// TLSSessionCache is tls-session-caching, tls-session-cache-size and
+// tls-session-cache-timeout.
 func (c *Config) TLSSessionCache() (on bool, size int, timeout time.Duration) {
 	s := c.load()
 	return s.num[dTLSSessionCaching] != 0, int(s.num[dTLSSessionCacheSize]), time.Duration(s.num[dTLSSessionCacheTimeout]) * time.Second

@@ -116,7 +116,7 @@ func tlsSettings(cfg *conf.Config) tlsserver.Settings {
 		ClientCertFile: f.ClientCert, ClientKeyFile: f.ClientKey, ClientKeyFilePass: f.ClientKeyPass,
 		CAFile: f.CAFile, CADir: f.CADir, DHParamsFile: f.DHParams, Peers: cfg.TLSPeers(), CipherSuites: cfg.TLSCipherSuites()}
 	s.MinVersion, s.MaxVersion = cfg.TLSVersions()
-	s.SessionCaching, s.SessionCacheSize, s.SessionCacheTimeout = cfg.TLSSessionCache()
+	s.SessionCaching, _, s.SessionCacheTimeout = cfg.TLSSessionCache() // the size bounds a cache Go has not (tlsserver/sessions.go)
 	switch cfg.TLSAuthClients() {
 	case conf.TLSAuthYes:
 		s.ClientAuth = tls.RequireAndVerifyClientCert

@@ -32,11 +32,11 @@ type Settings struct {
 	Peers                  bool
 	MinVersion, MaxVersion uint16   // 0: Go's defaults
 	CipherSuites           []uint16 // TLS 1.2 suites; nil: Go's defaults
-	// SessionCaching, SessionCacheSize (0: no bound) and
-	// SessionCacheTimeout: tls-session-caching and its companions
-	// (sessions.go).
+	// SessionCaching and SessionCacheTimeout: tls-session-caching and
+	// tls-session-cache-timeout, how long a session ticket resumes
+	// (sessions.go). tls-session-cache-size has no counterpart: it bounds
+	// OpenSSL's session-ID cache, and Go resumes by ticket only.
 	SessionCaching      bool
-	SessionCacheSize    int
 	SessionCacheTimeout time.Duration
 }
 
@@ -44,7 +44,7 @@ type Settings struct {
 // client side Tandem dials with. Nothing in it changes once built.
 type Bundle struct {
 	server, client *tls.Config
-	sessions       *sessionCache // nil: tls-session-caching no
+	tickets        *tickets // the server's session tickets (sessions.go)
 }
 
 // Certs is the TLS configuration in force, swapped whole by Use.
@@ -140,12 +140,8 @@ func Build(s Settings) (*Bundle, error) {
 		// them with.
 		return nil, errors.New("Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!")
 	}
-	if s.SessionCaching {
-		b.sessions = newSessionCache(s.SessionCacheSize, s.SessionCacheTimeout)
-		b.sessions.install(b.server)
-	} else {
-		b.server.SessionTicketsDisabled = true
-	}
+	b.tickets = &tickets{cfg: b.server, lifetime: ticketLifetime(s.SessionCaching, s.SessionCacheTimeout), now: time.Now}
+	b.tickets.install()
 	return b, nil
 }
 

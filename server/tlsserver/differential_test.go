@@ -40,7 +40,7 @@ func fixtureClient(t testing.TB) *tls.Config {
 
 // startRedisTLS runs Debian's redis-server (built with TLS) on a TLS
 // port only, with the fixtures, and returns a client over TLS.
-func startRedisTLS(t *testing.T) *redis.Client {
+func startRedisTLS(t *testing.T) (*redis.Client, string) {
 	t.Helper()
 	bin := realserver.Path(t, realserver.Redis)
 	port, dir := freePort(t), t.TempDir()
@@ -52,7 +52,8 @@ func startRedisTLS(t *testing.T) *redis.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), TLSConfig: fixtureClient(t), MaxRetries: -1, Protocol: 2,
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	c := redis.NewClient(&redis.Options{Addr: addr, TLSConfig: fixtureClient(t), MaxRetries: -1, Protocol: 2,
 		DialTimeout: 20 * time.Second, ReadTimeout: 20 * time.Second})
 	t.Cleanup(func() { c.Close() })
 	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; {
@@ -61,7 +62,7 @@ func startRedisTLS(t *testing.T) *redis.Client {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return c
+	return c, addr
 }
 
 // TestDifferentialTLSConfigSet sends the same CONFIG SETs of the TLS
@@ -71,7 +72,7 @@ func startRedisTLS(t *testing.T) *redis.Client {
 // files; only tls-port's value differs.
 func TestDifferentialTLSConfigSet(t *testing.T) {
 	ctx := context.Background()
-	rc := startRedisTLS(t)
+	rc, raddr := startRedisTLS(t)
 	td := startTandem(t, "--tls-cert-file", fixture(t, "server.crt"), "--tls-key-file", fixture(t, "server.key"),
 		"--tls-ca-cert-file", fixture(t, "ca.crt"), "--tls-auth-clients", "no")
 	tc := td.redis(t, fixtureClient(t))
@@ -141,5 +142,33 @@ func TestDifferentialTLSConfigSet(t *testing.T) {
 	// Both still serve with what they kept.
 	if err := tc.Ping(ctx).Err(); err != nil {
 		t.Fatal(err)
+	}
+
+	// Resumption after a CONFIG SET of tls-session-caching, TLS 1.2 and
+	// 1.3: the first connection of a new configuration handshakes in full,
+	// the next resumes by ticket, under yes and no alike.
+	taddr := "127.0.0.1:" + strconv.Itoa(td.tlsPort)
+	for _, caching := range []string{"no", "yes"} {
+		for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+			var got, want [2]bool
+			for _, side := range []struct {
+				c    *redis.Client
+				addr string
+				out  *[2]bool
+			}{{rc, raddr, &want}, {tc, taddr, &got}} {
+				if err := side.c.ConfigSet(ctx, "tls-session-caching", caching).Err(); err != nil {
+					t.Fatal(err)
+				}
+				cfg := fixtureClient(t)
+				cfg.MaxVersion, cfg.ClientSessionCache = v, tls.NewLRUClientSessionCache(4)
+				side.out[0], side.out[1] = pingResumed(t, side.addr, cfg), pingResumed(t, side.addr, cfg)
+			}
+			if want != [2]bool{false, true} {
+				t.Errorf("tls-session-caching %s, TLS %x: redis resumed (first, second) %v; this test expects a full handshake, then a resumption", caching, v, want)
+			}
+			if got != want {
+				t.Errorf("tls-session-caching %s, TLS %x: resumed (first, second) tandem %v, redis %v", caching, v, got, want)
+			}
+		}
 	}
 }

@@ -103,38 +103,48 @@ func TestTLSOffAcceptsAnyFile(t *testing.T) {
 		"--tls-cert-file", fixture(t, "server.crt"), "--tls-key-file", fixture(t, "client.key"), "--tls-ca-cert-file", fixture(t, "ca.crt"))
 }
 
-// tls-session-caching on a node: a client resumes its session; after
-// CONFIG SET tls-session-caching no it does not.
-func TestNodeSessionCaching(t *testing.T) {
+// tls-session-caching on a node, as in Redis 7.0: a client resumes its
+// session by ticket; a CONFIG SET of a TLS directive makes new ticket
+// keys (the next connection handshakes in full); with
+// tls-session-caching no tickets still resume.
+func TestNodeSessionTickets(t *testing.T) {
 	td := startTandem(t, "--tls-auth-clients", "no")
 	cfg := td.pki.clientConfig(t, "")
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
-	ping := func() bool {
-		c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.tlsPort), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		// A round trip: a TLS 1.3 client takes its ticket on a read.
-		if _, err := io.WriteString(c, "PING\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "+PONG\r\n" {
-			t.Fatalf("PING: %q %v", line, err)
-		}
-		return c.ConnectionState().DidResume
-	}
-	if ping() {
+	addr := "127.0.0.1:" + strconv.Itoa(td.tlsPort)
+	if pingResumed(t, addr, cfg) {
 		t.Fatal("the first connection resumed")
 	}
-	if !ping() {
+	if !pingResumed(t, addr, cfg) {
 		t.Fatal("the second connection did not resume its session")
 	}
 	if err := td.redis(t, nil).ConfigSet(context.Background(), "tls-session-caching", "no").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if ping() {
-		t.Fatal("resumed after CONFIG SET tls-session-caching no")
+	if pingResumed(t, addr, cfg) {
+		t.Fatal("resumed with a ticket of the previous configuration")
 	}
+	if !pingResumed(t, addr, cfg) {
+		t.Fatal("no resumption under tls-session-caching no (Redis resumes by ticket)")
+	}
+}
+
+// pingResumed connects to a RESP TLS port with cfg, runs PING (a round
+// trip: a TLS 1.3 client takes its ticket on a read) and reports whether
+// the handshake resumed a session.
+func pingResumed(t *testing.T, addr string, cfg *tls.Config) bool {
+	t.Helper()
+	c, err := tls.Dial("tcp", addr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.WriteString(c, "PING\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "+PONG\r\n" {
+		t.Fatalf("PING: %q %v", line, err)
+	}
+	return c.ConnectionState().DidResume
 }

@@ -63,6 +63,7 @@
 // alone. node/tls.go builds a Bundle in conf's applier of the tls-*
 // directives (conf.Config.OnApply): a Bundle that cannot be built refuses
 // the CONFIG SET, and one that can is put in use when the values are
-// published. Each Bundle has its own session cache (sessions.go), the
-// server side of tls-session-caching, reached through session tickets.
+// published. Each Bundle seals its session tickets with its own keys and
+// stamps them with their issue time, so tls-session-cache-timeout bounds
+// them (sessions.go).
 package tlsserver

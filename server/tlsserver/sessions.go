@@ -1,112 +1,94 @@
 package tlsserver
 
 import (
-	"container/list"
-	"crypto/rand"
+	"bytes"
 	"crypto/tls"
-	"sync"
+	"encoding/binary"
 	"time"
 )
 
-// tls-session-caching asks OpenSSL for a server-side session cache of
-// tls-session-cache-size sessions (0: no bound) kept
-// tls-session-cache-timeout seconds, resumed by session ID (TLS 1.2) or
-// by a ticket (TLS 1.2 and 1.3). Go's server resumes only by ticket,
-// and its own tickets are the encrypted session itself, which no size or
-// timeout reaches. So the cache is kept here, as OpenSSL's: the ticket
-// handed to the client (tls.Config.WrapSession) is a random key into it,
-// and a ticket presented (UnwrapSession) resumes only while its session
-// is in the cache. A client that offers only a session ID, no ticket,
-// gets a full handshake. The timeout counts from when a ticket was
-// issued, and a new configuration (CONFIG SET of a TLS directive) starts
-// with an empty cache, as a new OpenSSL context does.
+// Session resumption, as Redis 7.0 with OpenSSL 3 does it (checked with
+// openssl s_client -sess_out/-sess_in against Debian's redis-server):
+//
+//   - Clients resume through session tickets, TLS 1.2 and 1.3, whatever
+//     tls-session-caching says: Redis leaves OpenSSL's tickets on, and
+//     "no" turns off only the server's session-ID cache.
+//   - With tls-session-caching yes a ticket resumes for
+//     tls-session-cache-timeout seconds; with no, or with a timeout of 0,
+//     for OpenSSL's default, two hours.
+//   - tls-session-cache-size bounds the session-ID cache only (tickets
+//     are not in it). Go's server has no session-ID resumption at all, so
+//     the size has nothing to bound here; a client that offers only an
+//     ID gets a full handshake (so did OpenSSL's s_client -no_ticket
+//     against Redis).
+//   - A new configuration (a CONFIG SET of a TLS directive) has new
+//     ticket keys, as a new OpenSSL context: older tickets make a full
+//     handshake.
+//
+// Go's own tickets are the encrypted session, valid up to 7 days; the
+// timeout is added by wrapping them: the issue time rides in the
+// session's Extra, and a ticket past the lifetime is not resumed.
 
-// sessionCache is one configuration's cache of sessions.
-type sessionCache struct {
-	size int           // most sessions kept; 0: no bound
-	ttl  time.Duration // how long a session may be resumed
-	now  func() time.Time
+// defaultTicketLifetime is OpenSSL's default session timeout for TLS
+// (SSL_get_default_timeout): what a ticket lives when Redis sets none.
+const defaultTicketLifetime = 2 * time.Hour
 
-	mu    sync.Mutex
-	byKey map[string]*list.Element // of *cachedSession
-	order list.List                // oldest first: issue time order
+// ticketLifetime is how long a ticket resumes under the settings.
+func ticketLifetime(caching bool, timeout time.Duration) time.Duration {
+	if !caching || timeout <= 0 {
+		return defaultTicketLifetime
+	}
+	return timeout
 }
 
-type cachedSession struct {
-	key    string
-	state  []byte // tls.SessionState.Bytes
-	issued time.Time
+// issuedTag starts the Extra entry that holds a ticket's issue time (Unix
+// nanoseconds, big-endian), so that other layers' entries are left alone.
+var issuedTag = []byte("tandem-issued/1:")
+
+// tickets issues and checks the tickets of one configuration.
+type tickets struct {
+	cfg      *tls.Config // whose ticket keys seal them: one set per configuration
+	lifetime time.Duration
+	now      func() time.Time
 }
 
-// sessionKeyLen is the length of a ticket: a random key, 128 bits.
-const sessionKeyLen = 16
-
-func newSessionCache(size int, ttl time.Duration) *sessionCache {
-	return &sessionCache{size: size, ttl: ttl, now: time.Now, byKey: map[string]*list.Element{}}
+// install makes t's configuration issue and accept tickets through t.
+func (t *tickets) install() {
+	t.cfg.WrapSession = t.wrap
+	t.cfg.UnwrapSession = t.unwrap
 }
 
-// install makes cfg resume through c.
-func (c *sessionCache) install(cfg *tls.Config) {
-	cfg.WrapSession = c.wrap
-	cfg.UnwrapSession = c.unwrap
+// wrap implements tls.Config.WrapSession: the session, stamped with the
+// time, sealed with the configuration's keys.
+func (t *tickets) wrap(cs tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
+	stamp := binary.BigEndian.AppendUint64(append([]byte(nil), issuedTag...), uint64(t.now().UnixNano()))
+	replaced := false
+	for i, e := range ss.Extra {
+		if bytes.HasPrefix(e, issuedTag) {
+			ss.Extra[i], replaced = stamp, true
+		}
+	}
+	if !replaced {
+		ss.Extra = append(ss.Extra, stamp)
+	}
+	return t.cfg.EncryptTicket(cs, ss)
 }
 
-// wrap implements tls.Config.WrapSession: it keeps the session and
-// returns its key as the ticket.
-func (c *sessionCache) wrap(_ tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
-	state, err := ss.Bytes()
-	if err != nil {
+// unwrap implements tls.Config.UnwrapSession: the session of a ticket
+// this configuration sealed, issued within the lifetime; nil (a full
+// handshake) for any other.
+func (t *tickets) unwrap(ticket []byte, cs tls.ConnectionState) (*tls.SessionState, error) {
+	ss, err := t.cfg.DecryptTicket(ticket, cs)
+	if err != nil || ss == nil {
 		return nil, err
 	}
-	key := make([]byte, sessionKeyLen)
-	_, _ = rand.Read(key) // never fails (crypto/rand)
-	now := c.now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.expire(now)
-	c.byKey[string(key)] = c.order.PushBack(&cachedSession{key: string(key), state: state, issued: now})
-	for c.size > 0 && c.order.Len() > c.size {
-		c.remove(c.order.Front())
+	for _, e := range ss.Extra {
+		if bytes.HasPrefix(e, issuedTag) && len(e) == len(issuedTag)+8 {
+			issued := time.Unix(0, int64(binary.BigEndian.Uint64(e[len(issuedTag):])))
+			if age := t.now().Sub(issued); age >= 0 && age < t.lifetime {
+				return ss, nil
+			}
+		}
 	}
-	return key, nil
-}
-
-// unwrap implements tls.Config.UnwrapSession: the session a ticket
-// names, or nil (a full handshake) when it is not, or no longer, cached.
-func (c *sessionCache) unwrap(ticket []byte, _ tls.ConnectionState) (*tls.SessionState, error) {
-	c.mu.Lock()
-	c.expire(c.now())
-	e, ok := c.byKey[string(ticket)]
-	var state []byte
-	if ok {
-		state = e.Value.(*cachedSession).state
-	}
-	c.mu.Unlock()
-	if !ok {
-		return nil, nil
-	}
-	ss, err := tls.ParseSessionState(state)
-	if err != nil {
-		return nil, nil // not ours after all: handshake in full
-	}
-	return ss, nil
-}
-
-// expire drops the sessions older than the timeout; under c.mu.
-func (c *sessionCache) expire(now time.Time) {
-	for e := c.order.Front(); e != nil && now.Sub(e.Value.(*cachedSession).issued) >= c.ttl; e = c.order.Front() {
-		c.remove(e)
-	}
-}
-
-func (c *sessionCache) remove(e *list.Element) {
-	delete(c.byKey, e.Value.(*cachedSession).key)
-	c.order.Remove(e)
-}
-
-// len is the number of sessions cached.
-func (c *sessionCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
+	return nil, nil
 }

@@ -13,7 +13,7 @@ import (
 // testdata/ca.crt when asked.
 func fixtureSettings() Settings {
 	return Settings{CertFile: "testdata/server.crt", KeyFile: "testdata/server.key", CAFile: "testdata/ca.crt",
-		SessionCaching: true, SessionCacheSize: 20480, SessionCacheTimeout: 300 * time.Second}
+		SessionCaching: true, SessionCacheTimeout: 300 * time.Second}
 }
 
 // serveEcho serves b's server side on loopback: each connection echoes
@@ -70,104 +70,97 @@ func caPool(t *testing.T) *x509.CertPool {
 	return pool
 }
 
-// tls-session-caching: a client resumes its session (TLS 1.2 and 1.3)
-// through the server's cache; with "no" it never does; a new
-// configuration starts with an empty cache.
-func TestSessionResumption(t *testing.T) {
-	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
-		b, err := Build(fixtureSettings())
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := serveEcho(t, b)
-		cfg := &tls.Config{RootCAs: caPool(t), ServerName: "localhost", MaxVersion: v, ClientSessionCache: tls.NewLRUClientSessionCache(8)}
-		if resumed(t, addr, cfg) {
-			t.Fatalf("%x: the first handshake resumed", v)
-		}
-		if !resumed(t, addr, cfg) {
-			t.Errorf("%x: the second handshake did not resume", v)
-		}
-		if n := b.sessions.len(); n == 0 {
-			t.Errorf("%x: nothing cached", v)
-		}
-
+// Session tickets, as Redis 7.0 with OpenSSL 3: a client resumes (TLS
+// 1.2 and 1.3) under tls-session-caching yes and no alike; a ticket lives
+// tls-session-cache-timeout under yes, OpenSSL's two hours under no or
+// with a timeout of 0; a new configuration does not take the old one's
+// tickets. The clock is the test's.
+func TestSessionTickets(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	build := func(caching bool, timeout time.Duration) (*Bundle, string) {
 		s := fixtureSettings()
-		s.SessionCaching = false
-		off, err := Build(s)
+		s.SessionCaching, s.SessionCacheTimeout = caching, timeout
+		b, err := Build(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		addr = serveEcho(t, off)
-		cfg = &tls.Config{RootCAs: caPool(t), ServerName: "localhost", MaxVersion: v, ClientSessionCache: tls.NewLRUClientSessionCache(8)}
+		b.tickets.now = func() time.Time { return now }
+		return b, serveEcho(t, b)
+	}
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		for _, tc := range []struct {
+			caching  bool
+			timeout  time.Duration
+			lifetime time.Duration
+		}{
+			{true, 300 * time.Second, 300 * time.Second},
+			{true, 0, 2 * time.Hour},
+			{false, 300 * time.Second, 2 * time.Hour},
+		} {
+			_, addr := build(tc.caching, tc.timeout)
+			cfg := &tls.Config{RootCAs: caPool(t), ServerName: "localhost", MaxVersion: v, ClientSessionCache: tls.NewLRUClientSessionCache(8)}
+			if resumed(t, addr, cfg) {
+				t.Fatalf("%x %+v: the first handshake resumed", v, tc)
+			}
+			now = now.Add(tc.lifetime - time.Second)
+			if !resumed(t, addr, cfg) {
+				t.Errorf("%x %+v: a ticket 1 s short of its lifetime did not resume", v, tc)
+			}
+			// The resumption issued a fresh ticket (TLS 1.3) or kept the
+			// old one (1.2): past the lifetime of either, no resumption.
+			now = now.Add(tc.lifetime + time.Second)
+			if resumed(t, addr, cfg) {
+				t.Errorf("%x %+v: a ticket past its lifetime resumed", v, tc)
+			}
+		}
+		// Another configuration, the same files: its own ticket keys.
+		_, addr := build(true, 300*time.Second)
+		cfg := &tls.Config{RootCAs: caPool(t), ServerName: "localhost", MaxVersion: v, ClientSessionCache: tls.NewLRUClientSessionCache(8)}
 		resumed(t, addr, cfg)
-		if resumed(t, addr, cfg) {
-			t.Errorf("%x: resumed under tls-session-caching no", v)
+		_, other := build(true, 300*time.Second)
+		if resumed(t, other, cfg) {
+			t.Errorf("%x: a new configuration took the old one's ticket", v)
 		}
 	}
 }
 
-// The cache keeps at most size sessions, the newest, each for the
-// timeout; a ticket not in it (another server's, forged, expired) makes
-// a full handshake, not an error.
-func TestSessionCacheBounds(t *testing.T) {
-	now := time.Unix(1_700_000_000, 0)
-	c := newSessionCache(2, 10*time.Second)
-	c.now = func() time.Time { return now }
-	state := func() *tls.SessionState {
-		b, err := Build(fixtureSettings())
-		if err != nil {
+// A ticket's stamp is replaced, not appended, when its session is
+// wrapped again, and a ticket without one, or a forged one, makes a full
+// handshake rather than an error.
+func TestTicketStamp(t *testing.T) {
+	b, err := Build(fixtureSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *tls.SessionState
+	wrap := b.server.WrapSession
+	b.server.WrapSession = func(cs tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
+		got = ss
+		return wrap(cs, ss)
+	}
+	resumed(t, serveEcho(t, b), &tls.Config{RootCAs: caPool(t), ServerName: "localhost", ClientSessionCache: tls.NewLRUClientSessionCache(1)})
+	if got == nil {
+		t.Fatal("no session was wrapped")
+	}
+	got.Extra = append(got.Extra, []byte("another layer's"))
+	for i := 0; i < 3; i++ {
+		if _, err := b.tickets.wrap(tls.ConnectionState{}, got); err != nil {
 			t.Fatal(err)
 		}
-		// A real session state, made by a handshake.
-		var got *tls.SessionState
-		b.server.WrapSession = func(cs tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
-			got = ss
-			return []byte("ticket"), nil
+	}
+	if len(got.Extra) != 2 {
+		t.Errorf("Extra after three wraps: %q", got.Extra)
+	}
+	for _, ticket := range [][]byte{nil, []byte("forged"), make([]byte, 200)} {
+		if ss, err := b.tickets.unwrap(ticket, tls.ConnectionState{}); ss != nil || err != nil {
+			t.Errorf("ticket %q: %v %v", ticket, ss, err)
 		}
-		addr := serveEcho(t, b)
-		resumed(t, addr, &tls.Config{RootCAs: caPool(t), ServerName: "localhost", ClientSessionCache: tls.NewLRUClientSessionCache(1)})
-		if got == nil {
-			t.Fatal("no session was wrapped")
+	}
+	unstamped, err := b.server.EncryptTicket(tls.ConnectionState{}, &tls.SessionState{})
+	if err == nil {
+		if ss, err := b.tickets.unwrap(unstamped, tls.ConnectionState{}); ss != nil || err != nil {
+			t.Errorf("an unstamped ticket: %v %v", ss, err)
 		}
-		return got
-	}()
-	var keys [][]byte
-	for i := 0; i < 3; i++ {
-		k, err := c.wrap(tls.ConnectionState{}, state)
-		if err != nil || len(k) != sessionKeyLen {
-			t.Fatalf("wrap: %x %v", k, err)
-		}
-		keys = append(keys, k)
-		now = now.Add(time.Second)
-	}
-	if c.len() != 2 {
-		t.Fatalf("%d sessions cached, size 2", c.len())
-	}
-	if ss, err := c.unwrap(keys[0], tls.ConnectionState{}); ss != nil || err != nil {
-		t.Errorf("the oldest session, evicted, resumed: %v %v", ss, err)
-	}
-	if ss, err := c.unwrap(keys[2], tls.ConnectionState{}); ss == nil || err != nil {
-		t.Errorf("the newest session: %v %v", ss, err)
-	}
-	if ss, err := c.unwrap([]byte("forged"), tls.ConnectionState{}); ss != nil || err != nil {
-		t.Errorf("a forged ticket: %v %v", ss, err)
-	}
-	now = now.Add(9 * time.Second) // keys[1] issued 11 s ago, keys[2] 10 s ago
-	if ss, _ := c.unwrap(keys[2], tls.ConnectionState{}); ss != nil || c.len() != 0 {
-		t.Errorf("sessions past the timeout: resumed %v, %d cached", ss != nil, c.len())
-	}
-	// Size 0 is no bound, as OpenSSL's; timeout 0 keeps nothing.
-	unbounded := newSessionCache(0, time.Hour)
-	for i := 0; i < 100; i++ {
-		_, _ = unbounded.wrap(tls.ConnectionState{}, state)
-	}
-	if unbounded.len() != 100 {
-		t.Errorf("size 0 kept %d of 100", unbounded.len())
-	}
-	none := newSessionCache(10, 0)
-	k, _ := none.wrap(tls.ConnectionState{}, state)
-	if ss, _ := none.unwrap(k, tls.ConnectionState{}); ss != nil {
-		t.Error("timeout 0 resumed a session")
 	}
 }
 
