@@ -102,3 +102,41 @@ func TestClientBuffersCountTLS(t *testing.T) {
 	c.Close()
 	eventually(t, "the buffer to leave mem_clients_normal", func() bool { return memClients() < base+1<<20 })
 }
+
+// TestMemcachedMultigetPacedOverTLS: one multiget whose replies (20 MB)
+// pass memcached-max-pending-output stops between keys while the client
+// does not read, so the connection's queue stays near the bound (as on
+// the plain port), then goes on as it reads: every value, in order, one
+// END.
+func TestMemcachedMultigetPacedOverTLS(t *testing.T) {
+	const bound, n = 256 << 10, 200
+	td := startTandem(t, "--tls-auth-clients", "no", "--memcached-max-pending-output", strconv.Itoa(bound))
+	c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.mtlsPort), td.pki.clientConfig(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	val := strings.Repeat("v", 100<<10)
+	req := "set big 0 0 " + strconv.Itoa(len(val)) + "\r\n" + val + "\r\nget" + strings.Repeat(" big", n) + "\r\n"
+	go func() { _, _ = c.Write([]byte(req)) }()
+	eventually(t, "replies queued", func() bool { return td.n.Server.ClientBuffers().RecentMaxOutput >= bound/2 })
+	time.Sleep(200 * time.Millisecond) // the replies pile up unread, if they do
+	if got := td.n.Server.ClientBuffers().RecentMaxOutput; got > 2*bound {
+		t.Errorf("a multiget to a client that does not read queued %d bytes; the bound is %d", got, bound)
+	}
+	r := bufio.NewReaderSize(c, 1<<20)
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if line, err := r.ReadString('\n'); err != nil || line != "STORED\r\n" {
+		t.Fatalf("%q %v", line, err)
+	}
+	want := []byte("VALUE big 0 " + strconv.Itoa(len(val)) + "\r\n" + val + "\r\n")
+	got := make([]byte, len(want))
+	for i := 0; i < n; i++ {
+		if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("value %d: %v (%q…)", i, err, got[:min(40, len(got))])
+		}
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "END\r\n" {
+		t.Fatalf("after the values: %q %v", line, err)
+	}
+}
