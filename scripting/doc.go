@@ -40,7 +40,7 @@
 //   - cmsgpack.unpack refuses a map whose integer key lies far past the
 //     table's array part ("table index … too sparse for a msgpack map"):
 //     gopher-lua would allocate the array up to it, where Lua 5.1 hashes it.
-//   - A pattern that makes the matcher recurse more than 20000 levels
+//   - A pattern that makes the matcher recurse more than 10000 levels
 //     (maxMatchDepth, pattern.go) fails with "pattern too complex" (Lua
 //     5.2's text); redis-server's Lua 5.1 has no bound and crashes on
 //     a stack overflow somewhere past 100000.
