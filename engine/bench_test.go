@@ -196,3 +196,24 @@ func measureHeap(b *testing.B, load func()) heapFootprint {
 		gcPauseNs: after.PauseNs[(after.NumGC+255)%256],
 	}
 }
+
+// BenchmarkSet20KB overwrites 20 KB values: records of their own
+// (writeRecord's bytes.Join path).
+func BenchmarkSet20KB(b *testing.B) {
+	e := New(Options{Clock: NewManualClock(t0)})
+	d := e.DB(0)
+	value := make([]byte, 20<<10)
+	keys := make([][]byte, 1000)
+	for i := range keys {
+		keys[i] = []byte("key:" + strconv.Itoa(i))
+		d.Set(keys[i], value, SetOptions{})
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(value)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := d.Set(keys[i%len(keys)], value, SetOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
