@@ -115,6 +115,7 @@ const (
 	dSlowlogLogSlowerThan
 	dSlowlogMaxLen
 	dACLLogMaxLen
+	dACLPubsubDefault
 	dLatencyTracking
 	dLatencyMonitorThreshold
 	dClientOutputBufferLimit
@@ -247,6 +248,7 @@ var table = [numDirectives]directive{
 	dSlowlogLogSlowerThan:    {name: "slowlog-log-slower-than", kind: kindInt, flags: mutable, def: "10000", min: -1, max: longMax},
 	dSlowlogMaxLen:           {name: "slowlog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax},
 	dACLLogMaxLen:            {name: "acllog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax}, // acl.go
+	dACLPubsubDefault:        {name: "acl-pubsub-default", kind: kindEnum, flags: mutable, def: "resetchannels", enum: aclPubsubNames},
 	dLatencyTracking:         {name: "latency-tracking", kind: kindBool, flags: mutable, def: "yes"},
 	dLatencyMonitorThreshold: {name: "latency-monitor-threshold", kind: kindInt, flags: mutable, def: "0", min: 0, max: longMax},
 

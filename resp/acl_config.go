@@ -25,9 +25,9 @@ func (f *Frontend) initACL() {
 			f.log.Error("ACL: user line refused", "user", u.Name, "err", err)
 		}
 	}
-	if path := f.cfg.ACLFile(); path != "" {
-		if err := f.users.LoadFile(nil, path); err != nil && f.log != nil {
-			f.log.Error("ACL: aclfile not loaded", "file", path, "err", err)
+	if name := f.cfg.ACLFile(); name != "" {
+		if err := f.users.LoadFile(nil, name, f.cfg.ACLFilePath()); err != nil && f.log != nil {
+			f.log.Error("ACL: aclfile not loaded", "file", name, "err", err)
 		}
 	}
 }

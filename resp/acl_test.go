@@ -32,7 +32,7 @@ func TestConfigUsersAndACLFile(t *testing.T) {
 	dir := t.TempDir()
 	confPath := filepath.Join(dir, "tandem.conf")
 	aclPath := filepath.Join(dir, "users.acl")
-	conf := "user alice on >pw ~app:* +@read\nuser bob on nopass +@all bogus\naclfile " + aclPath + "\n"
+	conf := "user alice on >pw ~app:* +@read\nuser bob on nopass +@all +nosuchcmd\naclfile " + aclPath + "\n"
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -310,7 +310,7 @@ func cmdACLLoad(c *Client, _ [][]byte) {
 		c.w.Error(errACLNoFile)
 		return
 	}
-	if err := c.fe.users.LoadFile(c, path); err != nil {
+	if err := c.fe.users.LoadFile(c, path, c.fe.cfg.ACLFilePath()); err != nil {
 		c.w.Error("ERR " + mapNewlines(err.Error()))
 		return
 	}
@@ -324,7 +324,7 @@ func cmdACLSave(c *Client, _ [][]byte) {
 		c.w.Error(errACLNoFile)
 		return
 	}
-	if err := c.fe.users.SaveFile(path); err != nil {
+	if err := c.fe.users.SaveFile(c.fe.cfg.ACLFilePath()); err != nil {
 		c.w.Error("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
 		c.fe.log.Error("ACL SAVE", "file", path, "err", err)
 		return

@@ -79,10 +79,13 @@ func followRequirePass(u *users.Store, cfg *conf.Config) {
 	cfg.OnChange("requirepass", func(c *conf.Config) { u.SetDefaultPassword(c.RequirePass()) })
 }
 
-// followACLLog bounds the ACL log by acllog-max-len.
-func followACLLog(u *users.Store, cfg *conf.Config) {
+// followACL bounds the ACL log by acllog-max-len and gives new users and
+// selectors the channels acl-pubsub-default says.
+func followACL(u *users.Store, cfg *conf.Config) {
 	u.SetLogMaxLen(cfg.ACLLogMaxLen())
 	cfg.OnChange("acllog-max-len", func(c *conf.Config) { u.SetLogMaxLen(c.ACLLogMaxLen()) })
+	u.SetPubsubDefault(cfg.ACLPubsubAllChannels())
+	cfg.OnChange("acl-pubsub-default", func(c *conf.Config) { u.SetPubsubDefault(c.ACLPubsubAllChannels()) })
 }
 
 // NotifySink returns the engine sink that publishes keyspace events with

@@ -76,7 +76,7 @@ func New(o Options) *Services {
 	followNotify(s.Engine, s.Config)
 	s.Users = users.New()
 	followRequirePass(s.Users, s.Config)
-	followACLLog(s.Users, s.Config)
+	followACL(s.Users, s.Config)
 	return s
 }
 

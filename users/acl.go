@@ -88,6 +88,30 @@ func (s *Spec) ApplyRules(ops ...string) error {
 	return nil
 }
 
+// CheckRules checks a user line's rules as Redis does when it reads its
+// configuration, before any command is known: every rule but those naming
+// a command or category must be accepted. It returns the index of the
+// refused rule among the merged rules (of the unmatched '(' among ops)
+// and the reason, Redis's ACLSetUserStringError text.
+func CheckRules(ops []string) (int, error) {
+	merged, err := MergeSelectorArgs(ops)
+	if err != nil {
+		for i, op := range ops {
+			if strings.HasPrefix(op, "(") && !strings.HasSuffix(op, ")") {
+				return i, err
+			}
+		}
+		return 0, err
+	}
+	sp := &Spec{}
+	for i, op := range merged {
+		if err := sp.ApplyRule(op); err != nil && !errors.Is(err, ErrRuleUnknown) {
+			return i, err
+		}
+	}
+	return 0, nil
+}
+
 // MergeSelectorArgs joins with spaces the arguments from one that starts
 // with '(' and does not end with ')' up to one that ends with ')'. An
 // unmatched one is an error naming it, Redis's text.
@@ -147,7 +171,7 @@ func (s *Spec) ApplyRule(op string) error {
 	case "reset":
 		s.ResetPass()
 		s.AllKeys, s.Keys = false, nil
-		s.AllChannels, s.Channels = false, nil
+		s.AllChannels, s.Channels = s.pubsubAll, nil
 		s.Enabled = false
 		s.Sanitize = SanitizePayload
 		s.Selectors = nil
@@ -190,7 +214,7 @@ func (s *Spec) ApplyRule(op string) error {
 // as Redis's sdssplitargs splits them (quotes allowed; an unbalanced
 // quote leaves the selector empty, as in Redis), each a selector rule.
 func (s *Spec) addSelector(body string) error {
-	sel := &Selector{cat: s.cat}
+	sel := &Selector{cat: s.cat, AllChannels: s.pubsubAll}
 	sel.setAll(false)
 	words, ok := sdsargs.Strings(body)
 	if !ok {
@@ -515,12 +539,11 @@ func (s *Store) Catalog() *Catalog {
 func (s *Store) SetUser(name string, ops ...string) error {
 	s.mu.Lock()
 	u := s.users[name]
-	sp := newSpec(s.cat)
+	sp := s.newSpec()
 	var before *Spec
 	if u != nil {
 		before = u.spec.Load()
-		sp = before.clone()
-		sp.ensureBits()
+		sp = s.edit(u)
 	}
 	if err := sp.ApplyRules(ops...); err != nil {
 		s.mu.Unlock()

@@ -18,16 +18,17 @@ import (
 // one.
 
 // LoadFile replaces the users by those of the ACL file at path (ACL LOAD,
-// aclfile). The default user, when the file does not declare it, is "on
-// nopass ~* &* +@all" again; it keeps its *User. Every other user is new,
-// as in Redis: the old ones are removed, and the subscribers told, so
-// their connections close (origin's after its reply).
-func (s *Store) LoadFile(origin any, path string) error {
+// aclfile); name is the file as configured, which errors show. The
+// default user, when the file does not declare it, is "on nopass ~* &*
+// +@all" again; it keeps its *User. Every other user is new, as in Redis:
+// the old ones are removed, and the subscribers told, so their
+// connections close (origin's after its reply).
+func (s *Store) LoadFile(origin any, name, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("Error loading ACLs, opening file '%s': %v", path, unwrapPathError(err))
+		return fmt.Errorf("Error loading ACLs, opening file '%s': %v", name, unwrapPathError(err))
 	}
-	return s.LoadText(origin, path, string(data))
+	return s.LoadText(origin, name, string(data))
 }
 
 // unwrapPathError is the system's text alone, as strerror gives it.
@@ -63,7 +64,7 @@ func (s *Store) LoadText(origin any, name, text string) error {
 			fmt.Fprintf(&errs, "WARNING: Duplicate user '%s' found on line %d. ", words[1], n)
 			continue
 		}
-		sp := newSpec(s.cat)
+		sp := s.newSpec()
 		specs[words[1]] = sp
 		ops, err := MergeSelectorArgs(words[2:])
 		if err != nil {
@@ -90,7 +91,7 @@ func (s *Store) LoadText(origin any, name, text string) error {
 	}
 	def := specs[DefaultName]
 	if def == nil {
-		def = newSpec(s.cat)
+		def = s.newSpec()
 		def.Enabled, def.NoPass, def.AllKeys, def.AllChannels = true, true, true, true
 		def.setAll(true)
 	}

@@ -52,7 +52,8 @@ func (s *Store) notify(ch Change) {
 // close, are refused every command but AUTH, HELLO, QUIT and RESET. The
 // caller holds s.mu.
 func (s *Store) kill(u *User) {
-	sp := newSpec(s.cat)
+	sp := s.newSpec()
+	sp.AllChannels = false
 	sp.seal()
 	u.spec.Store(sp)
 	u.removed.Store(true)

@@ -44,6 +44,9 @@ type Spec struct {
 	Selectors []*Selector
 
 	open bool // Unrestricted, computed by seal
+	// pubsubAll is acl-pubsub-default when the store edits the Spec: a
+	// new selector, and reset, get every channel (Store.SetPubsubDefault).
+	pubsubAll bool
 }
 
 // HashPassword is the stored form of a password: its SHA-256 digest in
@@ -166,16 +169,34 @@ type Store struct {
 	cat   *Catalog       // the commands ACL rules name (SetCatalog)
 	subs  []func(Change) // Subscribe (notify.go)
 	log   aclLog         // ACL LOG (log.go)
+	// pubsubAll is acl-pubsub-default allchannels (SetPubsubDefault).
+	pubsubAll atomic.Bool
 }
 
-// newSpec is a new user's Spec (off, no password, no key, no channel,
-// -@all) over cat.
-func newSpec(cat *Catalog) *Spec {
-	sp := &Spec{}
-	sp.cat = cat
+// newSpec is a new user's Spec (off, no password, no key, -@all, and no
+// channel unless acl-pubsub-default is allchannels) over the catalog.
+func (s *Store) newSpec() *Spec {
+	sp := &Spec{pubsubAll: s.pubsubAll.Load()}
+	sp.cat = s.cat
+	sp.AllChannels = sp.pubsubAll
 	sp.setAll(false)
 	return sp
 }
+
+// edit is a copy of u's Spec to change, over the current catalog and
+// acl-pubsub-default.
+func (s *Store) edit(u *User) *Spec {
+	sp := u.spec.Load().clone()
+	sp.cat = s.cat
+	sp.pubsubAll = s.pubsubAll.Load()
+	sp.ensureBits()
+	return sp
+}
+
+// SetPubsubDefault is acl-pubsub-default: whether a user or selector
+// created from now on, and a user "reset", may use every channel
+// (allchannels) or none (resetchannels, Redis 7.0's default).
+func (s *Store) SetPubsubDefault(all bool) { s.pubsubAll.Store(all) }
 
 // New returns a store holding only the default user, enabled and nopass
 // (Redis's "user default on nopass"): nobody has to log in.
@@ -221,13 +242,11 @@ func (s *Store) Set(name string, edit func(*Spec)) *User {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u := s.users[name]
-	sp := newSpec(s.cat)
+	sp := s.newSpec()
 	if u == nil {
 		u = &User{name: name}
 	} else {
-		sp = u.spec.Load().clone()
-		sp.cat = s.cat
-		sp.ensureBits()
+		sp = s.edit(u)
 	}
 	if edit != nil {
 		edit(sp)
