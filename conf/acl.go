@@ -44,12 +44,13 @@ func (c *Config) ACLFilePath() string {
 	return filepath.Join(c.Dir(), p)
 }
 
-// aclPubsubNames are acl-pubsub-default's values, in Redis's order.
-var aclPubsubNames = []string{"resetchannels", "allchannels"}
+// aclPubsubNames are acl-pubsub-default's values, in Redis's order (its
+// error lists them so).
+var aclPubsubNames = []string{"allchannels", "resetchannels"}
 
 // ACLPubsubAllChannels reports whether acl-pubsub-default is allchannels:
 // a new user or selector, and "reset", then grant every channel.
-func (c *Config) ACLPubsubAllChannels() bool { return c.load().num[dACLPubsubDefault] == 1 }
+func (c *Config) ACLPubsubAllChannels() bool { return c.load().num[dACLPubsubDefault] == 0 }
 
 // ACLLogMaxLen is acllog-max-len: how many entries ACL LOG keeps
 // (mutable; services follows it into the user store).

@@ -284,3 +284,24 @@ func TestLogMaxLen(t *testing.T) {
 		t.Fatalf("60 s apart: %+v", e)
 	}
 }
+
+// acl-pubsub-default allchannels: a new user, a new selector and reset get
+// every channel; users made before keep theirs.
+func TestPubsubDefault(t *testing.T) {
+	s := selectorStore(t)
+	mustSetUser(t, s, "before", "on")
+	s.SetPubsubDefault(true)
+	sp := mustSetUser(t, s, "after", "resetchannels", "(+get)")
+	if got := sp.Describe(); got != "off resetchannels -@all (&* -@all +get)" {
+		t.Errorf("new selector: %q", got)
+	}
+	if got := mustSetUser(t, s, "fresh").Describe(); got != "off &* -@all" {
+		t.Errorf("new user: %q", got)
+	}
+	if got := mustSetUser(t, s, "after", "reset").Describe(); got != "off sanitize-payload &* -@all" {
+		t.Errorf("reset: %q", got)
+	}
+	if got := s.Lookup("before").ACL().Describe(); got != "on resetchannels -@all" {
+		t.Errorf("an older user changed: %q", got)
+	}
+}

@@ -65,6 +65,13 @@ var aclSelectorCases = []redisCase{
 		"ACL DRYRUN s2 get root1", "ACL DRYRUN s2 get sel1", "ACL DRYRUN s2 set sel1 v", "ACL DRYRUN s2 set root1 v",
 		"ACL DRYRUN s2 hset r1 f v", "ACL DRYRUN s2 del x", "ACL DRYRUN s2 mget root1 sel1", "ACL DRYRUN s2 mget sel1 root1",
 		"ACL DELUSER s2")},
+	// acl-pubsub-default allchannels: a new user, a new selector and a
+	// reset user get every channel.
+	{name: "acl-pubsub-default", cmds: mbs(
+		"CONFIG GET acl-pubsub-default", "CONFIG SET acl-pubsub-default allchannels", "CONFIG GET acl-pubsub-default",
+		"ACL SETUSER pd", "ACL GETUSER pd", "ACL SETUSER pd resetchannels (+get) reset", "ACL SETUSER pd (+get)", "ACL LIST",
+		"CONFIG SET acl-pubsub-default resetchannels", "ACL SETUSER pd (+set)", "ACL LIST", "ACL SETUSER pd reset", "ACL LIST",
+		"CONFIG SET acl-pubsub-default nosuch", "ACL DELUSER pd")},
 	{name: "selectors channels", cmds: mbs(
 		"ACL SETUSER s3 reset on >pw resetchannels &a* +publish +subscribe (&b* +publish) (~k +get)",
 		"ACL DRYRUN s3 publish a1 m", "ACL DRYRUN s3 publish b1 m", "ACL DRYRUN s3 publish c1 m",
