@@ -11,6 +11,8 @@
 //
 // Files:
 //   - script.go: Script (compiled EVAL body, shebang flags), Cache (SHA1 → Script).
+//   - concat.go: the `..` operator, rewritten at compile time into a call
+//     that checks its result's size before building it.
 //   - vm.go: VM, one gopher-lua state with Redis's sandbox and redis.* API.
 //   - sandbox.go: what keeps a script from reaching the real globals and
 //     library tables through metatables, raw access or loadstring.
@@ -50,6 +52,12 @@
 //     none there, as pcall is a C function, and names the function '?'.
 //     Called from Lua code, inside pcall(function() … end) too, the texts
 //     are the same.
+//   - `..` is a call of the global "concat operator" (concat.go), which
+//     _G["concat operator"] shows (Redis has no such global); no script
+//     can name it as a variable, and calling it concatenates. A chain's
+//     error gives the line of its last operand as Lua 5.1 does, but when
+//     that operand ends with a bracket on a later line than anything
+//     inside it (t[\n1\n]), the line is the inside's.
 //   - No Lua debugger: SCRIPT DEBUG NO answers OK, SCRIPT DEBUG YES and
 //     SYNC are refused (resp/cmd_scripting.go, ErrScriptDebug).
 //   - No FUNCTION DUMP or FUNCTION RESTORE (Redis's function payload

@@ -138,11 +138,13 @@ func CompileScript(body []byte) (*Script, string) {
 
 // compile compiles Lua source into a function prototype, turning
 // gopher-lua's parse errors into Lua 5.1's "name:line: message" form.
+// Every EVAL script, FUNCTION library and loadstring chunk comes here.
 func compile(src, name string) (*lua.FunctionProto, string) {
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, parseErrorText(err, name, src)
 	}
+	chunk = rewriteConcat(chunk) // `..` as a call that bounds its result (concat.go)
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		var ce *lua.CompileError

@@ -132,6 +132,7 @@ func NewVM(kind Kind) *VM {
 	g.RawSetString("redis", vm.newRedisTable(false))
 	vm.installSandboxBuiltins(g)
 	vm.installBoundedBuiltins(g)
+	g.RawSetString(concatBuiltin, L.NewFunction(vm.concatOp))
 
 	// Protect every library table, then the globals themselves.
 	for _, name := range []string{"string", "math", "table", "coroutine", "cjson", "cmsgpack", "bit", "struct", "redis"} {
@@ -153,6 +154,7 @@ func NewVM(kind Kind) *VM {
 		vm.setMissingError(loadRedis)
 		api := L.NewTable()
 		api.RawSetString("redis", vm.protect(loadRedis))
+		api.RawSetString(concatBuiltin, g.RawGetString(concatBuiltin)) // a library's body may use `..`
 		vm.setMissingError(api)
 		vm.loadAPI = api
 	}

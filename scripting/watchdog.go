@@ -9,8 +9,8 @@ import (
 )
 
 // The memory watchdog. A script's allocations cannot all be intercepted:
-// the `..` operator, table growth and closures allocate inside
-// gopher-lua's VM. So while a script runs, a goroutine samples the Go
+// table growth and closures allocate inside gopher-lua's VM. So while
+// a script runs, a goroutine samples the Go
 // heap; once the heap has grown past the run's memory limit since the
 // script started, it forces a collection, and if the live heap has grown
 // past it since the last collection before the script, cancels the
@@ -18,8 +18,8 @@ import (
 // instruction (builtins check the context as they loop) and the reply is
 // Lua's out-of-memory error as Redis words it. Builtins that build
 // strings check their result against the limit before allocating it
-// (checkStringSize), so one builtin call cannot overshoot; a `..` can, by
-// the size of its result, before the next sample sees it.
+// (checkStringSize), so one builtin call cannot overshoot; nor can `..`,
+// which is compiled into such a builtin (concat.go).
 
 // DefaultMemoryLimit is how much a script may grow the heap when the run
 // names no limit (maxmemory unset).
