@@ -225,6 +225,9 @@ func (a *arena) isExpired(en *entry, now int64) bool {
 // one it had (if any: ref is meaningful only when hadRecord). key and value
 // may be slices of the old record.
 func (s *shardData) writeRecord(en *entry, hadRecord bool, key, value []byte, m recordMeta) {
+	if hadRecord && s.rewriteInPlace(en, key, value, m) {
+		return
+	}
 	var hb [recordHeadMax]byte
 	head := appendRecordHead(hb[:0], len(key), len(value), m)
 	n := len(head) + len(key) + len(value)
@@ -245,10 +248,40 @@ func (s *shardData) writeRecord(en *entry, hadRecord bool, key, value []byte, m 
 		s.releaseRecord(en)
 	}
 	en.ref = ref
-	en.bits = en.bits&^(entryBig|entryHasCAS|entryHasExpire|entryHasFlags) | m.bits()
+	en.bits = en.bits&^(entryBig|entryHasCAS|entryHasExpire|entryHasFlags|entryShared) | m.bits()
 	if big {
 		en.bits |= entryBig
 	}
+}
+
+// rewriteInPlace overwrites en's record with value and m when the new
+// record has the old one's layout (the same key and value lengths, the
+// same optional fields) and nobody can be holding its bytes: no slice of
+// the value was handed out since it was written (entryShared) and no
+// snapshot is reading the shard. An overwrite of a value of the same size,
+// the common SET, then writes no new record: no dead space to compact
+// away, no garbage for the collector.
+func (s *shardData) rewriteInPlace(en *entry, key, value []byte, m recordMeta) bool {
+	if en.bits&entryShared != 0 || s.frozen || en.bits&(entryHasCAS|entryHasExpire|entryHasFlags) != m.bits() {
+		return false
+	}
+	rec, off, oldKey, oldValue := s.recordParts(en)
+	if len(oldKey) != len(key) || len(oldValue) != len(value) {
+		return false
+	}
+	if m.cas != 0 {
+		binary.LittleEndian.PutUint64(rec[off:], m.cas)
+		off += 8
+	}
+	if m.expireAt != 0 {
+		binary.LittleEndian.PutUint64(rec[off:], uint64(m.expireAt))
+		off += 8
+	}
+	if m.flags != 0 {
+		binary.LittleEndian.PutUint32(rec[off:], m.flags)
+	}
+	copy(oldValue, value) // the record's own bytes: value may be them already
+	return true
 }
 
 // recordHeadMax is the longest record head: two uvarint lengths and
@@ -388,6 +421,7 @@ func (s *shardData) compact() {
 		ref, buf, big := s.allocRecord(n)
 		copy(buf, rec[:n])
 		en.ref = ref
+		en.bits &^= entryShared // the copy has not been handed out
 		if big {
 			en.bits |= entryBig
 		}

@@ -148,7 +148,9 @@ func TestFreeMemoryCompactsBeforeEvicting(t *testing.T) {
 	keys := fillEvictable(t, d, "k", 200, SetOptions{})
 	for round := 0; round < 3; round++ {
 		for _, k := range keys[:150] {
-			mustSet(t, d, k, strings.Repeat("x", 100), SetOptions{}) // the old records die
+			// Another size each round: the old records die (a value of
+			// the same size is written in place).
+			mustSet(t, d, k, strings.Repeat("x", 100+round), SetOptions{})
 		}
 	}
 	dead := e.dead.Load()

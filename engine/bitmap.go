@@ -82,6 +82,7 @@ func (tx *KeyTx) readString(i int) (v []byte, enc Encoding, ok bool, err error) 
 		return nil, 0, false, ErrWrongType
 	}
 	v, _ = s.plainValue(en, false)
+	en.bits |= entryShared // v may be the record's bytes (arena.go)
 	return v, en.encoding(), true, nil
 }
 

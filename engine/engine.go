@@ -396,6 +396,7 @@ func (d DB) storePlain(s *shard, slot int, key []byte, h uint64, value []byte, e
 // reported (and given to a key that has none) for memcached only.
 func (d DB) itemOf(s *shardData, en *entry) Item {
 	r := s.view(en)
+	en.bits |= entryShared // it.Value is the record's bytes (arena.go)
 	it := Item{
 		Value:    r.value,
 		ExpireAt: r.expireAt,

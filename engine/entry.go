@@ -111,6 +111,10 @@ const (
 	entryHasCAS
 	entryHasExpire
 	entryHasFlags
+	// entryShared: a slice of the record's value has been handed out
+	// (Item.Value and the like), so the value must not change in place
+	// (arena.go, writeRecord).
+	entryShared
 )
 
 // entrySize is what one entry costs in its shard's slice.

@@ -127,6 +127,7 @@ func (d DB) Info(key []byte) (KeyInfo, bool) {
 	info.Fetched = en.fetched()
 	if en.typ == TypeString && en.codec() == CodecNone {
 		info.Value = r.value
+		en.bits |= entryShared // the record's bytes (arena.go)
 	}
 	return info, true
 }

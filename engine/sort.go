@@ -394,6 +394,7 @@ func (d DB) sortLookup(pattern, subst []byte, now int64) ([]byte, bool) {
 		return nil, false
 	}
 	v, _ := s.plainValue(en, false) // kept in the sort's items: not pooled
+	en.bits |= entryShared          // v may be the record's bytes (arena.go)
 	return v, true
 }
 
