@@ -28,6 +28,7 @@ type Client struct {
 	authenticated bool
 	closeAfter    bool
 	scratch       [64]byte // lower-casing command names without allocating
+	lookup        lastLookup
 	created       time.Time
 
 	// user is the ACL user the client runs as (acl.go): the default user
@@ -172,7 +173,7 @@ func (c *Client) IdleExempt() bool { return c.blocked.Load() != notBlocked || c.
 // exec runs one command: lookup, arity, auth, then the handler.
 func (c *Client) exec(args [][]byte) {
 	fe := c.fe
-	cmd := fe.table.Lookup(args[0], c.scratch[:])
+	cmd := c.lookup.find(fe.table, args[0], c.scratch[:])
 	if cmd == nil {
 		c.reject(nil, UnknownCommand(string(args[0]), args[1:]))
 		return
