@@ -58,10 +58,10 @@ for name in "${names[@]}"; do
     echo "# made by scripts/profile.sh $name"
     echo
     echo "## flat (self), top 25"
-    perf report -i "$work/perf.data" --no-children --stdio -g none --percent-limit 0.5 2>/dev/null | grep '%' | head -25
+    perf report -i "$work/perf.data" --no-children --stdio -g none --percent-limit 0.5 2>/dev/null | grep '%' | head -25 || true # head ends the pipe early
     echo
     echo "## inclusive (children), top 40"
-    perf report -i "$work/perf.data" --children --stdio -g none --percent-limit 2 2>/dev/null | grep '%' | head -40
+    perf report -i "$work/perf.data" --children --stdio -g none --percent-limit 2 2>/dev/null | grep '%' | head -40 || true
   } >"docs/profiles/$name.txt"
   echo "profile: docs/profiles/$name.txt ($rate)"
 done
