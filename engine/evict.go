@@ -35,7 +35,7 @@ import (
 // approximates FIFO order by age within each queue. Per key that is the
 // 32-bit evict word the LFU policies also use, plus ~1 byte of ghost table.
 // Unlike LRU it lets one-hit wonders and scans pass without flushing the
-// hot set; docs/benchmarks.md has the hit ratios against Redis.
+// hot set; docs/benchmarks-history.md has the hit ratios against Redis.
 
 // Policy is maxmemory-policy.
 type Policy uint8

@@ -172,7 +172,7 @@ func BenchmarkHRandField(b *testing.B) {
 // values "value:<i>" and reports its cost per field: the engine's
 // accounting, the Go heap actually held, heap objects, and a full GC's
 // time. redis-server 7.0.15 holds the same hash in about 72 bytes per
-// field of used_memory (see docs/benchmarks.md). Run with -benchtime=1x.
+// field of used_memory (see docs/benchmarks-history.md). Run with -benchtime=1x.
 func BenchmarkHashMemory(b *testing.B) {
 	const n = 1_000_000
 	for i := 0; i < b.N; i++ {

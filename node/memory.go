@@ -31,7 +31,7 @@ type memoryTuner struct {
 // collection has little to mark and a low value costs little: 1M × 100 B
 // loaded through RESP takes 156 RSS bytes a key with 10, 167 with 25, 179
 // with 50, while SET and GET throughput (tandem-load, 20 connections,
-// pipeline 16) stays within the run-to-run noise (docs/benchmarks.md,
+// pipeline 16) stays within the run-to-run noise (docs/benchmarks-history.md,
 // "Bytes per key").
 const gcPercent = 10
 

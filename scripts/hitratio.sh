@@ -4,7 +4,7 @@
 # TTLs) in the cache-aside pattern against Tandem's eviction policies and
 # real redis-server's allkeys-lru and allkeys-lfu, each bounded to hold 1 %
 # and 10 % of the keys, and prints workload × cache size × policy → miss
-# ratio: `tandem-benchmark hitratio`. See docs/benchmarks.md ("Hit ratio").
+# ratio: `tandem-benchmark hitratio`. See docs/benchmarks-history.md ("Hit ratio").
 #
 #   scripts/hitratio.sh                 quick: 2M requests per cell (~15 min)
 #   MODE=full scripts/hitratio.sh       full: 3M requests per cell (~22 min)

@@ -14,7 +14,7 @@
 # Environment: POLICIES ("allkeys-lru noeviction"), MAXMEMORY (256mb),
 # KEYS (500000), VALUE_SIZE (20480), CONNS (16), PROTOCOLS (resp,memcached),
 # OUT (directory for the RSS samples; default a new temporary directory).
-# Extra arguments go to tandem-benchmark rssbound. See docs/benchmarks.md,
+# Extra arguments go to tandem-benchmark rssbound. See docs/benchmarks-history.md,
 # "RSS bound".
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -13,7 +13,7 @@
 # RATE (4000 requests/s of the steady load), SET_PCT (50), IDLE (3s),
 # OUT (directory for the table, the JSON results, and the servers' logs;
 # default a new temporary directory). Extra arguments go to
-# tandem-benchmark save. See docs/benchmarks.md, "Snapshots".
+# tandem-benchmark save. See docs/benchmarks-history.md, "Snapshots".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -18,7 +18,7 @@ import (
 // mark work and asks allocating goroutines for almost no assist, and with
 // GOMAXPROCS 2 the background mark worker is a fractional one, which the
 // OS may leave off-CPU for 100 ms while the event loops keep storing
-// values at 200-400 MB/s. Measured (docs/benchmarks.md, "RSS bound"): one
+// values at 200-400 MB/s. Measured (docs/benchmarks-history.md, "RSS bound"): one
 // cycle took 106 ms of wall clock for 8 ms of CPU and the heap grew 49 MB
 // past its goal; RSS went 30-60 MB over its steady level.
 //

@@ -17,7 +17,7 @@ const backgroundNice = 19
 //
 // Without this the saver, busy on one of two cores, left the event loops
 // one P to share with the clients' traffic, and p99 latency during a
-// BGSAVE rose several times (docs/benchmarks.md, "Snapshots").
+// BGSAVE rose several times (docs/benchmarks-history.md, "Snapshots").
 func lowerPriority() (restore func()) {
 	runtime.LockOSThread()
 	if err := syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), backgroundNice); err != nil {

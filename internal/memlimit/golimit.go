@@ -14,7 +14,7 @@ import "math"
 // of the runtime's memory except the binary's own mapping, so RSS at the
 // bound is about GoLimit plus the text and data of the binary (~10 MB).
 const (
-	// GoLimitFactor scales maxmemory. Measured (docs/benchmarks.md, "RSS
+	// GoLimitFactor scales maxmemory. Measured (docs/benchmarks-history.md, "RSS
 	// bound"): allkeys-lru, maxmemory 256mb, 150,000 writes of 20 KB. The
 	// live heap at the bound is used_memory + ~25 MB; a limit of 285 MB
 	// (1.0x + 29 MB) leaves the collector no room (server CPU 7.6-8.5 s,
