@@ -393,12 +393,15 @@ func (s *shardData) addDead(n int64) {
 	}
 }
 
-// maybeCompact compacts the arena once dead space reaches 1/2^shift of it.
-// Callers run it when the shard's entries are consistent again.
-func (s *shardData) maybeCompact(shift uint) {
+// maybeCompact compacts the arena once dead space reaches 1/2^shift of it,
+// and reports whether it did. Callers run it when the shard's entries are
+// consistent again.
+func (s *shardData) maybeCompact(shift uint) bool {
 	if s.dead >= compactMinDead && s.dead<<shift >= s.arenaUsed {
 		s.compact()
+		return true
 	}
+	return false
 }
 
 // compact copies the live chunk records into fresh chunks. Old chunks are

@@ -321,9 +321,18 @@ func (e *Engine) FreeMemory() bool {
 	ev := &e.evictor
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
-	// Dead records first: reclaiming them costs no key.
-	if e.dead.Load() > max/deadShare {
-		e.compactUntil(max / deadShare / 2)
+	// Dead records first: reclaiming them costs no key. When the last
+	// pass found no shard dead enough to compact (dead records spread thin
+	// over many shards), the next waits until another eighth of the
+	// allowance has died: a pass locks up to compactPerCall shards, and
+	// ran at every write at the bound (a third of the server's time with
+	// maxmemory at a few MB).
+	if d := e.dead.Load(); d > max/deadShare && d > e.compactFutile.Load()+max/deadShare/8 {
+		if e.compactUntil(max / deadShare / 2) {
+			e.compactFutile.Store(0)
+		} else {
+			e.compactFutile.Store(e.dead.Load())
+		}
 	}
 	if e.used.Load() <= max {
 		return true
@@ -358,18 +367,22 @@ const (
 // compactUntil compacts the shards whose arena is at least a sixteenth
 // dead, in turn from where the last pass stopped, until dead bytes are
 // down to target. With more than a sixteenth of all records dead, such
-// shards exist. Under evictor.mu.
-func (e *Engine) compactUntil(target int64) {
+// shards exist, unless the dead records are spread thin. Under
+// evictor.mu; it reports whether it compacted any shard.
+func (e *Engine) compactUntil(target int64) (compacted bool) {
 	n := uint64(len(e.shards))
 	start := e.compactNext.Load()
 	for k := uint64(0); k < compactPerCall && e.dead.Load() > target; k++ {
 		s := &e.shards[(start+k)%n]
 		s.lock()
-		s.maybeCompact(4)
+		if s.maybeCompact(4) {
+			compacted = true
+		}
 		s.flushSums()
 		s.unlock()
 		e.compactNext.Store(start + k + 1)
 	}
+	return compacted
 }
 
 // evictOne removes one key (or reclaims expired ones); false when the

@@ -141,3 +141,43 @@ func TestTallyCountsUnderTheShardLock(t *testing.T) {
 		}
 	}
 }
+
+// Dead records spread thin, none of them in a shard dead enough to
+// compact: FreeMemory's compaction pass finds nothing, and the next calls
+// do not lock every shard again for nothing until more has died.
+func TestFutileCompactionIsNotRepeated(t *testing.T) {
+	e, _ := newTestEngine(t, 6) // 64 shards a database
+	d := e.DB(0)
+	e.SetEviction(Eviction{Policy: AllKeysLRU, Samples: 5})
+	keys := fillEvictable(t, d, "k", 64*8, SetOptions{})
+	for i := 0; i < len(keys); i += 8 {
+		d.Delete([]byte(keys[i])) // some 130 dead bytes a shard: under compactMinDead
+	}
+	e.SetMaxMemory(e.UsedMemoryExact() + 1<<20)
+	for i := range e.shards {
+		s := &e.shards[i]
+		s.mu.Lock()
+		s.flushSums()
+		s.mu.Unlock()
+	}
+	// Over the allowance, as if far more were spread over every shard.
+	e.dead.Store(2 * e.maxMemory.Load() / deadShare)
+	if !e.FreeMemory() {
+		t.Fatal("FreeMemory failed")
+	}
+	first := e.compactNext.Load()
+	if first == 0 {
+		t.Fatal("the first call made no compaction pass")
+	}
+	for range 10 {
+		e.FreeMemory()
+	}
+	if again := e.compactNext.Load(); again != first {
+		t.Errorf("compaction passes went on from shard %d to %d with nothing to compact", first, again)
+	}
+	e.dead.Add(e.maxMemory.Load() / deadShare / 4) // more died since
+	e.FreeMemory()
+	if e.compactNext.Load() == first {
+		t.Error("no new pass after another eighth of the allowance died")
+	}
+}

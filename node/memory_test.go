@@ -3,6 +3,7 @@ package node
 import (
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -108,25 +109,24 @@ func TestSetupMemoryUserGOMEMLIMIT(t *testing.T) {
 }
 
 func TestGCPercentKeepsAFloorOfHeadroom(t *testing.T) {
+	const noLimit = math.MaxInt64
 	for _, c := range []struct {
-		live uint64
-		want int
+		live, limit uint64
+		want        int
 	}{
-		{0, gcPercent},
-		{1 << 10, 10_000},               // a nearly empty heap: capped
-		{16 << 20, 100},                 // 16 MB more for a 16 MB heap
-		{27 << 20, 59},                  // SET on 100K keys: 16 MB, not 2.7
-		{160 << 20, gcPercent},          // from here on gcPercent gives the headroom
-		{2 << 30, gcPercent},            // a large heap: GOGC 10, RSS per key unchanged
-		{gcMinHeadroom * 10, gcPercent}, // the boundary
+		{0, noLimit, gcPercent},
+		{1 << 10, noLimit, 10_000},      // a nearly empty heap: capped
+		{16 << 20, noLimit, 100},        // 16 MB more for a 16 MB heap
+		{27 << 20, noLimit, 59},         // SET on 100K keys: 16 MB, not 2.7
+		{160 << 20, noLimit, gcPercent}, // from here on gcPercent gives the headroom
+		{2 << 30, noLimit, gcPercent},   // a large heap: GOGC 10, RSS per key unchanged
+		{20 << 20, 50 << 20, 37},        // maxmemory of a few MB: a quarter of the 30 MB left
+		{20 << 20, 21 << 20, gcPercent}, // at the limit: no floor
+		{40 << 20, 30 << 20, gcPercent}, // past it
+		{16 << 20, 1 << 40, 100},        // a limit far away changes nothing
 	} {
-		if got := gcPercentFor(c.live); got != c.want {
-			t.Errorf("gcPercentFor(%d) = %d, want %d", c.live, got, c.want)
-		}
-		if c.live > 0 {
-			if headroom := c.live * uint64(gcPercentFor(c.live)) / 100; headroom+c.live/100 < min(gcMinHeadroom, c.live*gcPercent/100) {
-				t.Errorf("live %d: headroom %d under the floor", c.live, headroom)
-			}
+		if got := gcPercentFor(c.live, c.limit); got != c.want {
+			t.Errorf("gcPercentFor(%d, %d) = %d, want %d", c.live, c.limit, got, c.want)
 		}
 	}
 }
