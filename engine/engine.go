@@ -37,8 +37,8 @@ type Engine struct {
 	// compactFutile is the dead bytes when a compaction pass last found
 	// no shard dead enough to compact (evict.go); 0 after one that did.
 	compactFutile atomic.Int64
-	maxMemory   atomic.Int64  // 0 = unlimited
-	casSeq      atomic.Uint64 // last CAS unique handed out
+	maxMemory     atomic.Int64  // 0 = unlimited
+	casSeq        atomic.Uint64 // last CAS unique handed out
 	// s3Clock counts the keys inserted: S3-FIFO's insertion order (evict.go).
 	s3Clock atomic.Uint32
 
