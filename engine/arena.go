@@ -22,12 +22,16 @@ import (
 // entries hold no pointers but the chunks', so the GC's work does not grow
 // with the number of keys.
 //
-// Key and value bytes are immutable once written: a read hands out slices
-// of them (Item.Value) that stay valid after the shard is unlocked, and a
-// snapshot reads captured records while writers go on (snapshot.go). A
-// write of a new value writes a new record; the old one becomes dead space.
-// Only the fixed-size CAS and expiry fields change in place (metaForWrite),
-// and never while a snapshot still has to read the shard's records.
+// A read hands out slices of a record (Item.Value) that stay valid and
+// unchanged after the shard is unlocked, and a snapshot reads captured
+// records while writers go on (snapshot.go). So a write of a new value
+// writes a new record and the old one becomes dead space, unless nobody
+// can hold the old bytes: an entry whose value no read has handed out
+// since it was written (entryShared) in a shard no snapshot is reading
+// gets a value of the same layout written over the old (rewriteInPlace).
+// The fixed-size CAS and expiry fields change in place (metaForWrite),
+// never while a snapshot still has to read the shard's records. Key bytes
+// never change.
 //
 // Dead space is reclaimed by compacting the shard: its live records are
 // copied, in slot order, into fresh chunks, and the old chunks are left to

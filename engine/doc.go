@@ -22,10 +22,13 @@
 // metadata it has (CAS unique, expiry, memcached flags), after two
 // uvarint lengths. Records are appended to the shard's arena, chunks of
 // 256 B to 4 KB that no record ever moves within; a record of 1 KB or more
-// has an allocation of its own (bigs). Key and value bytes never change
-// once written: a new value is a new record, and the old one becomes dead
-// space. Only the CAS and expiry fields are changed in place, and not
-// while a snapshot still reads the shard (frozen).
+// has an allocation of its own (bigs). Key bytes never change once
+// written. A new value is a new record, and the old one becomes dead
+// space, except when nobody can hold the old bytes: a value of the same
+// size is written over the old one when no read has handed out a slice of
+// it since it was written (entryShared) and no snapshot still reads the
+// shard (frozen). The CAS and expiry fields are changed in place under
+// the same frozen rule.
 //
 // Entries (entry.go). An entry is a key's fixed 20-byte part in the
 // shard's entries slice, indexed by slot: where its record is (ref), the
@@ -74,9 +77,12 @@
 //   - Item.Value of an uncompressed string and KeyInfo.Value are slices of
 //     the key's record. They stay valid and unchanged after the call
 //     returns and the shard is unlocked, even through a later write,
-//     delete or compaction (records are immutable and old chunks are never
+//     delete or compaction (handing one out marks the entry entryShared,
+//     so its value is never overwritten in place; old chunks are never
 //     written to), and they are shared: callers must never modify them
-//     (their capacity is cut, so an append copies).
+//     (their capacity is cut, so an append copies). A new read API that
+//     hands out record bytes must mark the entry the same way
+//     (TestHandedOutValuesOutliveOverwrites).
 //   - Item.Value of a compressed string is decompressed into a buffer of
 //     the Item's own, from a pool. The caller may keep it, or hand it back
 //     with Item.Release once it has written the value out; after Release
@@ -147,10 +153,10 @@
 //     shard, whatever it came for, captures it first (shard.lock calls
 //     capture). A capture copies 8 bytes a live key (record ref, type,
 //     encoding, bits) and the list of big records, clones the aggregates
-//     (they change in place) and shares the chunks (records never
-//     change). Then it marks the shard frozen: from now on a change of CAS
-//     or expiry writes a new record instead of changing the field in
-//     place, so the captured records stay as they were.
+//     (they change in place) and shares the chunks. Then it marks the
+//     shard frozen: from now on a change of CAS or expiry, and a value of
+//     the same size, writes a new record instead of changing the old one
+//     in place, so the captured records stay as they were.
 //  3. The walk: the saver locks the shards in order, capturing those
 //     nobody touched, and hands each captured key to the visitor (the RDB
 //     writer) with no lock held.
