@@ -67,7 +67,11 @@
 //
 // Memory accounting. Every shard counts what it holds (records, entries,
 // buckets, aggregates' elements) in mem and in the engine's used counter,
-// which is used_memory and what maxmemory is checked against.
+// which is used_memory and what maxmemory is checked against. The shard
+// adds to its own part first and moves it into the engine's counter once
+// it passes a step (at most maxmemory/64 over all shards), so that event
+// loops do not take turns at one cache line; hits, misses and the change
+// count are the shards' alone, summed when read (tally.go).
 //
 // # Ownership of returned bytes
 //
