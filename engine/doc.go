@@ -231,7 +231,7 @@
 // with BY or GET patterns locks every shard of its database), released in
 // reverse; it never locks a shard while it holds a higher-numbered one.
 // Everything that walks many shards (KEYS, SCAN, FLUSHDB and FLUSHALL,
-// RANDOMKEY, Reserve, INFO's counts through sumShards and
+// RANDOMKEY, Reserve, INFO's counts through tallies and
 // CompressionStats, the expiry cycle, eviction sampling and compaction,
 // Snapshot, Waiting, Waiter.release, the end of an exclusive section)
 // holds one at a time. A front-end holds none between calls: each DB

@@ -118,13 +118,13 @@ func (e *Engine) UsedMemory() int64 { return e.used.Load() }
 // UsedMemoryExact is UsedMemory with what the shards hold back (tally.go),
 // for reports: INFO used_memory, memcached's bytes.
 func (e *Engine) UsedMemoryExact() int64 {
-	return e.used.Load() + e.sumShards(func(t *tally) int64 { return t.used })
+	return e.used.Load() + e.tallies().used
 }
 
 // Changes returns the number of writes since start; snapshot rules compare
 // it with its value at the last save.
 func (e *Engine) Changes() int64 {
-	return e.sumShards(func(t *tally) int64 { return t.changes })
+	return e.tallies().changes
 }
 
 // Stats is a copy of the keyspace counters.
@@ -138,9 +138,10 @@ type Stats struct {
 
 // Stats returns the keyspace counters.
 func (e *Engine) Stats() Stats {
+	t := e.tallies()
 	return Stats{
-		Hits:        e.stats.hits.Load() + e.sumShards(func(t *tally) int64 { return t.hits }),
-		Misses:      e.stats.misses.Load() + e.sumShards(func(t *tally) int64 { return t.misses }),
+		Hits:        e.stats.hits.Load() + t.hits,
+		Misses:      e.stats.misses.Load() + t.misses,
 		ExpiredKeys: e.stats.expired.Load(),
 		EvictedKeys: e.stats.evicted.Load(),
 

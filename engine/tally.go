@@ -56,17 +56,21 @@ func (e *Engine) setSumStep(maxMemory int64) {
 	e.sumStep.Store(min(sumStepMax, maxMemory/(sumStepShare*int64(len(e.shards)))))
 }
 
-// sumShards adds up one counter of every shard, taking each shard's lock
-// in turn (for reports: some 16K locks, well under a millisecond).
-func (e *Engine) sumShards(counter func(*tally) int64) int64 {
-	var n int64
+// tallies adds up every shard's tally, taking each shard's lock in turn
+// (for reports: some 16K locks, well under a millisecond).
+func (e *Engine) tallies() tally {
+	var t tally
 	for i := range e.shards {
 		s := &e.shards[i]
 		s.mu.Lock()
-		n += counter(&s.tally)
+		t.hits += s.tally.hits
+		t.misses += s.tally.misses
+		t.changes += s.tally.changes
+		t.used += s.tally.used
+		t.dead += s.tally.dead
 		s.mu.Unlock()
 	}
-	return n
+	return t
 }
 
 // changed counts n writes to the shard's keys (Changes).
