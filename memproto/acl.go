@@ -52,10 +52,20 @@ func aclAccess(r *Request) (cats uint32, write bool) {
 }
 
 // aclRefused checks r against the session's user; when it is refused it
-// answers errPermissionDenied, logs the denial and reports true. As on the
-// Redis port, the user's root selector and each "(…)" selector is tried:
-// one must allow the categories and every key.
+// answers errPermissionDenied, logs the denial and reports true.
 func (s *session) aclRefused(r *Request) bool {
+	if !s.aclDenied(r) {
+		return false
+	}
+	s.line(r, errPermissionDenied)
+	return true
+}
+
+// aclDenied checks r against the session's user and logs a denial. As on
+// the Redis port, the user's root selector and each "(…)" selector is
+// tried: one must allow the categories and every key. Binary requests are
+// checked as the text command they are (binOp.cmd).
+func (s *session) aclDenied(r *Request) bool {
 	u := s.user.Load()
 	if u == nil {
 		return false
@@ -88,7 +98,6 @@ func (s *session) aclRefused(r *Request) bool {
 	s.fe.users.Log(users.LogEntry{Reason: d.Reason.String(), Context: "memcached", Object: object, Username: u.Name(),
 		ClientInfo: "id=" + strconv.FormatUint(s.peer.ID(), 10) + " addr=" + s.peer.RemoteAddr() +
 			" proto=memcached cmd=" + r.Cmd.name + " user=" + u.Name()}, now)
-	s.line(r, errPermissionDenied)
 	return true
 }
 

@@ -69,6 +69,13 @@ func (s *session) flushAll(r *Request) {
 		}
 		delay = d
 	}
+	fe.flushAfter(delay)
+	s.line(r, replyOK)
+}
+
+// flushAfter flushes database 0 now (delay 0 or less), or makes every key of
+// it expire after delay, an exptime as memcached reads one (expiry.go).
+func (fe *Frontend) flushAfter(delay int32) {
 	now := fe.clock.NowMs()
 	switch {
 	case delay <= 0:
@@ -86,7 +93,6 @@ func (s *session) flushAll(r *Request) {
 			fe.db.FlushExpiring(at)
 		}
 	}
-	s.line(r, replyOK)
 }
 
 func (fe *Frontend) flushNow() {

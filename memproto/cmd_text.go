@@ -244,12 +244,20 @@ func (fe *Frontend) maxValueLen(key []byte) int64 {
 func (fe *Frontend) storeError(key []byte, dropOld bool, err error) string {
 	if err == engine.ErrOOM {
 		fe.stats.storeNoMemory.Add(1)
-		if dropOld && fe.db.Delete(key) > 0 {
-			fe.deleted(key)
+		if dropOld {
+			fe.dropStale(key)
 		}
 		return errOOMStore
 	}
 	return "SERVER_ERROR " + err.Error()
+}
+
+// dropStale deletes key's old value after a set that could not store the
+// new one: memcached drops it rather than leave it stale.
+func (fe *Frontend) dropStale(key []byte) {
+	if fe.db.Delete(key) > 0 {
+		fe.deleted(key)
+	}
 }
 
 // arith serves incr and decr with memcached's unsigned 64-bit rules (see

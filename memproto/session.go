@@ -40,6 +40,14 @@ type session struct {
 
 	lastCmd atomic.Int64 // unix seconds of the last request, for stats conns
 
+	// binary: the connection speaks the binary protocol (binary.go),
+	// decided by its first byte; decided is set once that byte is read.
+	binary, decided bool
+	bin             binRequest
+	// saslPending: a SASL PLAIN Auth was answered "continue", its Step
+	// is due (sasl.go).
+	saslPending bool
+
 	// user is who the session is logged in as: the default user when no
 	// login is required, nil until login (auth.go) succeeds otherwise.
 	// Atomic: the users store's follower (acl.go) reads it from the loop
@@ -70,18 +78,36 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	s.flushed, s.nreq = len(out), 0
 	s.unpin()
 	s.parser.lim = s.fe.limits()
+	s.pauseAt = s.pauseLimit(len(out)) // replies not read: stop there (pacing.go)
+	if !s.decided && len(in) > 0 {
+		s.decided, s.binary = true, in[0] == binReqMagic
+	}
+	var pos int
+	var parsed bool
+	if s.binary {
+		pos, parsed = s.serveBinary(in)
+	} else {
+		pos, parsed = s.serveText(in)
+	}
+	if parsed {
+		s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
+	}
+	s.fe.stats.bytesRead.Add(int64(pos))
+	s.fe.stats.bytesWritten.Add(int64(len(s.out) - len(out)))
+	reply := s.out
+	s.out = nil // the buffer is the server's
+	return pos, reply, s.closing
+}
+
+// serveText runs every complete text or meta request in in and returns how
+// many bytes it consumed and whether it ran any.
+func (s *session) serveText(in []byte) (int, bool) {
 	pos := 0
 	parsed := false
-	s.pauseAt = s.pauseLimit(len(out)) // replies not read: stop there (pacing.go)
 	for !s.closing {
-		if s.swallow > 0 {
-			n := min(s.swallow, len(in)-pos)
-			pos += n
-			s.swallow -= n
-			if s.swallow > 0 {
-				break
-			}
-			continue
+		var done bool
+		if pos, done = s.swallowInput(in, pos); !done {
+			break
 		}
 		if pos == len(in) {
 			break
@@ -102,7 +128,7 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		}
 		if st == Close {
 			// memcached closes at once: replies not yet written are lost.
-			s.out = s.out[:s.flushed]
+			s.cull()
 			s.closing = true
 			pos = len(in)
 			break
@@ -118,14 +144,18 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		s.resume = multigetResume{}
 		pos += n
 	}
-	if parsed {
-		s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
+	return pos, parsed
+}
+
+// swallowInput discards what is left of a refused data block from in at
+// pos; done is false while the block goes on past in.
+func (s *session) swallowInput(in []byte, pos int) (int, bool) {
+	if s.swallow == 0 {
+		return pos, true
 	}
-	s.fe.stats.bytesRead.Add(int64(pos))
-	s.fe.stats.bytesWritten.Add(int64(len(s.out) - len(out)))
-	reply := s.out
-	s.out = nil // the buffer is the server's
-	return pos, reply, s.closing
+	n := min(s.swallow, len(in)-pos)
+	s.swallow -= n
+	return pos + n, s.swallow == 0
 }
 
 // Closed implements server.Session.
@@ -153,8 +183,7 @@ func (s *session) exec(r *Request) {
 		flushes = r.Cmd.flushes
 	}
 	if s.nreq++; flushes || s.nreq%reqsPerEvent == 0 {
-		s.flushed = len(s.out)
-		s.unpin()
+		s.flush()
 	}
 }
 
@@ -198,10 +227,7 @@ func (s *session) refuse(r *Request) {
 	case r.TooLarge:
 		s.fe.stats.storeTooLarge.Add(1)
 		if r.Cmd.name == "set" || r.Cmd.shape == shapeMetaSet {
-			// memcached drops the old value rather than leave it stale.
-			if s.fe.db.Delete(r.Key) > 0 {
-				s.fe.deleted(r.Key)
-			}
+			s.fe.dropStale(r.Key)
 		}
 	case r.Err == errBadDataChunk:
 		s.fe.stats.cmdSet.Add(1)

@@ -1,6 +1,7 @@
 package memproto
 
 import (
+	"encoding/binary"
 	"bytes"
 	"os"
 	"runtime"
@@ -46,10 +47,19 @@ func (c *counters) reset() {
 	c.totalConns.Store(c.currConns.Load())
 }
 
-// statsWriter appends "STAT <name> <value>\r\n" lines.
-type statsWriter struct{ b []byte }
+// statsWriter appends statistics: "STAT <name> <value>\r\n" lines ended
+// by "END", or for a binary Stat request (bin) one reply each, ended by an
+// empty one.
+type statsWriter struct {
+	b   []byte
+	bin *binRequest
+}
 
 func (w *statsWriter) str(name, v string) {
+	if w.bin != nil {
+		w.b = appendBinStat(w.b, w.bin, name, v)
+		return
+	}
 	w.b = append(w.b, "STAT "...)
 	w.b = append(w.b, name...)
 	w.b = append(w.b, ' ')
@@ -59,7 +69,23 @@ func (w *statsWriter) str(name, v string) {
 
 func (w *statsWriter) int(name string, v int64) { w.str(name, strconv.FormatInt(v, 10)) }
 
-func (w *statsWriter) end() { w.b = append(w.b, "END\r\n"...) }
+func (w *statsWriter) end() {
+	if w.bin != nil {
+		w.b = appendBinStat(w.b, w.bin, "", "")
+		return
+	}
+	w.b = append(w.b, "END\r\n"...)
+}
+
+// appendBinStat appends one binary Stat reply: the statistic's name as
+// its key, its value as the value; CAS 0.
+func appendBinStat(b []byte, r *binRequest, name, v string) []byte {
+	b = append(b, binResMagic, r.opcode, byte(len(name)>>8), byte(len(name)), 0, 0, 0, 0)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(name)+len(v)))
+	b = binary.BigEndian.AppendUint32(b, r.opaque)
+	b = binary.BigEndian.AppendUint64(b, 0)
+	return append(append(b, name...), v...)
+}
 
 // stats serves "stats [group ...]".
 func (s *session) stats(r *Request) {
