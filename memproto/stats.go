@@ -1,8 +1,8 @@
 package memproto
 
 import (
-	"encoding/binary"
 	"bytes"
+	"encoding/binary"
 	"os"
 	"runtime"
 	"strconv"
