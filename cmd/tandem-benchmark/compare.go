@@ -34,7 +34,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	f := addWorkloadFlags(fs)
 	scale := fs.Float64("scale", 1, "multiplies every scenario's number of keys (0.1: a quick look)")
 	servers := fs.String("servers", "tandem,redis,memcached,null", "servers to start: tandem, redis, memcached, null")
-	protocols := fs.String("protocols", "resp,memcache", "protocols, each a group: resp (Tandem, redis-server, null), memcache or meta (Tandem, memcached)")
+	protocols := fs.String("protocols", "resp,memcache", "protocols, each a group: resp (Tandem, redis-server, null), memcache, meta or binary (Tandem, memcached -B auto)")
 	pin := fs.Bool("pin", false, "pin every server to CPU 0 (Tandem and null with GOMAXPROCS=1, memcached -t 1) and this client to CPU 1, with taskset")
 	tandemBin := fs.String("tandem", "", "Tandem binary (default: go build ./cmd/tandem from the module root, else tandem on PATH)")
 	redisBin := fs.String("redis-server", "redis-server", "redis-server binary")

@@ -11,9 +11,11 @@
 //	tandem-benchmark hitratio | rssbound | save | memkey | null | chart
 //
 // Flags are redis-benchmark's where it has them (-h -p -c -n -d -P -r -t
-// -q --csv), with --protocol resp|memcache|meta, --key-size and -d as N or
-// MIN-MAX, --ratio set:get, --dist uniform|zipf|seq, -n or --duration,
-// --rate, --multiget and several --server targets.
+// -q --csv), with --protocol resp|memcache|meta|binary (binary: memcached's
+// binary Set/Get frames, -P of them in a row; a --multiget is GetKQ per
+// key and a Noop), --key-size and -d as N or MIN-MAX, --ratio set:get,
+// --dist uniform|zipf|seq, -n or --duration, --rate, --multiget and
+// several --server targets.
 //
 // How a request moves: each of the -c connections of a target is one
 // goroutine (two in a paced run: a writer and a reader). It claims up to

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"io"
 	"net"
 	"strconv"
@@ -12,7 +13,7 @@ import (
 )
 
 // fakeServer is a tiny in-test server for one protocol (resp, memcache,
-// meta): a map of strings, a count of what it was asked, and knobs to
+// meta, binary): a map of strings, a count of what it was asked, and knobs to
 // misbehave.
 type fakeServer struct {
 	t     *testing.T
@@ -82,9 +83,12 @@ func (f *fakeServer) serve(c net.Conn) {
 	w := bufio.NewWriter(c)
 	for n := 1; ; n++ {
 		var err error
-		if f.proto == "resp" {
+		switch f.proto {
+		case "resp":
 			err = f.redisRequest(r, w)
-		} else {
+		case "binary":
+			err = f.binaryRequest(r, w)
+		default:
 			err = f.memcachedRequest(r, w)
 		}
 		if err != nil {
@@ -242,6 +246,60 @@ func (f *fakeServer) memcachedRequest(r *bufio.Reader, w *bufio.Writer) error {
 		w.WriteString("OK\r\n")
 	default:
 		w.WriteString("ERROR\r\n")
+	}
+	return nil
+}
+
+// binaryRequest answers one memcached binary frame: Set, Get, GetKQ
+// (hits only), Noop, Flush; anything else is "Unknown command".
+func (f *fakeServer) binaryRequest(r *bufio.Reader, w *bufio.Writer) error {
+	var h [24]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return err
+	}
+	keyLen, extLen := int(binary.BigEndian.Uint16(h[2:4])), int(h[4])
+	body := make([]byte, binary.BigEndian.Uint32(h[8:12]))
+	if _, err := io.ReadFull(r, body); err != nil {
+		return err
+	}
+	op, opaque := h[1], binary.BigEndian.Uint32(h[12:16])
+	key := string(body[extLen : extLen+keyLen])
+	reply := func(status uint16, extras, key, value []byte) {
+		out := []byte{0x81, op, byte(len(key) >> 8), byte(len(key)), byte(len(extras)), 0}
+		out = binary.BigEndian.AppendUint16(out, status)
+		out = binary.BigEndian.AppendUint32(out, uint32(len(extras)+len(key)+len(value)))
+		out = binary.BigEndian.AppendUint32(out, opaque)
+		out = binary.BigEndian.AppendUint64(out, 1)
+		w.Write(out)
+		w.Write(extras)
+		w.Write(key)
+		w.Write(value)
+	}
+	flags := []byte{0, 0, 0, 0}
+	switch op {
+	case 0x01: // Set
+		if f.store(key, body[extLen+keyLen:]) {
+			reply(0, nil, nil, nil)
+		} else {
+			reply(0x82, nil, nil, []byte("Out of memory"))
+		}
+	case 0x00: // Get
+		if v, ok := f.load(key); ok {
+			reply(0, flags, nil, v)
+		} else {
+			reply(1, nil, nil, []byte("Not found"))
+		}
+	case 0x0d: // GetKQ
+		if v, ok := f.load(key); ok {
+			reply(0, flags, []byte(key), v)
+		}
+	case 0x0a: // Noop
+		reply(0, nil, nil, nil)
+	case 0x08: // Flush
+		f.flushAll()
+		reply(0, nil, nil, nil)
+	default:
+		reply(0x81, nil, nil, []byte("Unknown command"))
 	}
 	return nil
 }

@@ -40,9 +40,9 @@ type wlFlags struct {
 func addWorkloadFlags(fs *flag.FlagSet) *wlFlags {
 	f := &wlFlags{fs: fs}
 	fs.StringVar(&f.host, "h", "127.0.0.1", "server host (loopback only)")
-	fs.IntVar(&f.port, "p", 0, "server port (default 6379 for resp, 11211 for memcache and meta)")
+	fs.IntVar(&f.port, "p", 0, "server port (default 6379 for resp, 11211 for memcache, meta and binary)")
 	fs.StringVar(&f.servers, "server", "", "targets side by side, comma-separated [name=]host:port[/protocol] (instead of -h/-p); a target named null is not verified")
-	fs.StringVar(&f.protocol, "protocol", "resp", "resp, memcache (text set/get) or meta (ms/mg)")
+	fs.StringVar(&f.protocol, "protocol", "resp", "resp, memcache (text set/get), meta (ms/mg) or binary (memcached binary Set/Get frames)")
 	fs.IntVar(&f.conns, "c", 50, "connections, one goroutine each")
 	fs.IntVar(&f.pipeline, "P", 1, "pipeline: requests written before their replies are read")
 	fs.Int64Var(&f.requests, "n", 0, "requests per phase (default 100000 unless --duration)")
@@ -55,7 +55,7 @@ func addWorkloadFlags(fs *flag.FlagSet) *wlFlags {
 	fs.StringVar(&f.dist, "dist", "uniform", "key distribution: uniform, zipf, or seq (0, 1, 2, …: each key once)")
 	fs.Float64Var(&f.zipf, "zipf", 0.99, "the exponent of --dist zipf")
 	fs.Float64Var(&f.rate, "rate", 0, "paced: requests per second, all connections together, sent on schedule (open loop, latency from the schedule); 0 = closed loop")
-	fs.IntVar(&f.multiget, "multiget", 1, "keys per get request: MGET on resp, get k1 k2 … on memcache, that many mg on meta")
+	fs.IntVar(&f.multiget, "multiget", 1, "keys per get request: MGET on resp, get k1 k2 … on memcache, that many mg on meta, GetKQ … Noop on binary")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed; connection i uses seed+i")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "limit on every read and write; a stuck connection fails")
 	fs.IntVar(&f.procs, "procs", 0, "GOMAXPROCS of the client (0 = Go's default); 1 leaves the other cores to the servers")

@@ -27,7 +27,7 @@ func runJSON(t *testing.T, args ...string) (Report, int) {
 }
 
 func TestCountsAndVerificationCatchACorruptingServer(t *testing.T) {
-	for _, proto := range []string{"resp", "memcache", "meta"} {
+	for _, proto := range []string{"resp", "memcache", "meta", "binary"} {
 		for _, pipeline := range []string{"1", "7"} {
 			t.Run(proto+"/P"+pipeline, func(t *testing.T) {
 				f := startFake(t, proto, func(f *fakeServer) { f.corruptEvery = 50 })
@@ -74,7 +74,7 @@ func TestCountsAndVerificationCatchACorruptingServer(t *testing.T) {
 }
 
 func TestMultiGetIsVerified(t *testing.T) {
-	for _, proto := range []string{"resp", "memcache", "meta"} {
+	for _, proto := range []string{"resp", "memcache", "meta", "binary"} {
 		t.Run(proto, func(t *testing.T) {
 			f := startFake(t, proto, func(f *fakeServer) { f.corruptEvery = 7 })
 			rep, code := runJSON(t, "load", "--protocol", proto, "--server", f.addr(), "--flush", "-n", "400", "-r", "50",
@@ -119,7 +119,7 @@ func TestRangedSizesAndZipf(t *testing.T) {
 }
 
 func TestErrorRepliesAreCountedAndTheRunGoesOn(t *testing.T) {
-	for _, proto := range []string{"resp", "memcache", "meta"} {
+	for _, proto := range []string{"resp", "memcache", "meta", "binary"} {
 		t.Run(proto, func(t *testing.T) {
 			f := startFake(t, proto, func(f *fakeServer) { f.failSets = true })
 			rep, code := runJSON(t, "load", "--protocol", proto, "--server", f.addr(), "-t", "set", "-n", "500", "-c", "2", "-P", "5")

@@ -14,7 +14,7 @@ import (
 type Target struct {
 	Name     string // as tables and charts name it
 	Addr     string // loopback host:port
-	Protocol string // resp, memcache, meta
+	Protocol string // resp, memcache, meta, binary
 	// Pid is the server's process, for its CPU time and RSS (0: unknown,
 	// no such figures).
 	Pid int

@@ -37,10 +37,11 @@ type Codec interface {
 }
 
 // Protocols are the names CodecFor knows.
-var Protocols = []string{"resp", "memcache", "meta"}
+var Protocols = []string{"resp", "memcache", "meta", "binary"}
 
 // CodecFor returns the codec of a protocol: resp (Redis), memcache
-// (memcached's text set/get) or meta (memcached's ms/mg).
+// (memcached's text set/get), meta (memcached's ms/mg) or binary
+// (memcached's binary Set/Get).
 func CodecFor(protocol string) (Codec, error) {
 	switch protocol {
 	case "resp":
@@ -49,6 +50,8 @@ func CodecFor(protocol string) (Codec, error) {
 		return MemcacheText{}, nil
 	case "meta":
 		return MemcacheMeta{}, nil
+	case "binary":
+		return MemcacheBinary{}, nil
 	}
 	return nil, fmt.Errorf("protocol %q: want %s", protocol, strings.Join(Protocols, ", "))
 }

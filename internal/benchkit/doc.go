@@ -3,10 +3,10 @@
 //
 // The client library encodes requests itself (no client library in the
 // timed path: what is measured is the server). A Codec speaks one
-// protocol — resp, memcache (text) or meta — into the caller's buffer, so
-// a pipeline is one write, and reads one reply at a time, telling a
-// well-formed refusal (ReplyErr: the connection is still in step) from a
-// broken stream. Conn (RESP) and MCConn (memcached text) wrap a codec in
+// protocol — resp, memcache (text), meta or binary (memcached's binary
+// frames, binary.go) — into the caller's buffer, so a pipeline is one
+// write, and reads one reply at a time, telling a well-formed refusal
+// (ReplyErr: the connection is still in step) from a broken stream. Conn (RESP) and MCConn (memcached text) wrap a codec in
 // a connection for the control paths: INFO, CONFIG, DBSIZE, stats.
 //
 // Launch starts Tandem, redis-server, memcached or the null server on

@@ -102,7 +102,9 @@ func (s *Server) args() []string {
 		if mb == 0 {
 			mb = 1024
 		}
-		a = []string{"-p", port, "-l", "127.0.0.1", "-U", "0", "-m", strconv.Itoa(mb), "-c", "4096"}
+		// -B auto (memcached's default, said here): each connection's
+		// first byte picks text or binary, as on Tandem's memcached port.
+		a = []string{"-p", port, "-l", "127.0.0.1", "-U", "0", "-m", strconv.Itoa(mb), "-c", "4096", "-B", "auto"}
 		if s.Threads > 0 {
 			a = append(a, "-t", strconv.Itoa(s.Threads))
 		}
