@@ -63,9 +63,9 @@ func startTandem(t *testing.T) (resp, mc string) {
 	return resp, mc
 }
 
-// The smoke run: a tiny seed-100b against a real Tandem (both
-// protocols) and the null server, side by side, verified, with a report,
-// a table and charts written.
+// The smoke run: a tiny seed-100b against a real Tandem (RESP, and its
+// memcached port in text and in binary) and the null server, side by
+// side, verified, with a report, a table and charts written.
 func TestSmokeAgainstTandem(t *testing.T) {
 	resp, mc := startTandem(t)
 	port, err := benchkit.FreePort()
@@ -80,13 +80,13 @@ func TestSmokeAgainstTandem(t *testing.T) {
 	defer ns.Stop(context.Background())
 
 	out := t.TempDir()
-	rep, code := runJSON(t, "scenario", "--server", "tandem="+resp+",null="+nullAddr+",tandem-mc="+mc+"/memcache",
+	rep, code := runJSON(t, "scenario", "--server", "tandem="+resp+",null="+nullAddr+",tandem-mc="+mc+"/memcache,tandem-bin="+mc+"/binary",
 		"--scale", "0.01", "-P", "4", "--out", out, "seed-100b")
 	if code != exitOK {
 		t.Fatalf("exit %d: %+v", code, rep.Results)
 	}
-	if len(rep.Results) != 6 {
-		t.Fatalf("%d results, want 6 (3 servers × SET, GET)", len(rep.Results))
+	if len(rep.Results) != 8 {
+		t.Fatalf("%d results, want 8 (4 targets × SET, GET)", len(rep.Results))
 	}
 	for _, r := range rep.Results {
 		if r.Replies != 1000 || r.Errors != 0 || r.OpsPerSec <= 0 {
