@@ -228,7 +228,11 @@ func FuzzSession(f *testing.F) {
 		for i := 0; i < len(in) && !c.closed; i += step {
 			out = append(out, c.feed(in[i:min(i+step, len(in))])...)
 		}
-		checkReplies(t, out)
+		if len(in) > 0 && in[0] == binReqMagic { // a binary connection (binary_fuzz_test.go)
+			checkBinReplies(t, out)
+		} else {
+			checkReplies(t, out)
+		}
 	})
 }
 
