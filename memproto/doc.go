@@ -1,6 +1,8 @@
-// Package memproto is Tandem's memcached front-end: the text and meta
-// protocols of memcached 1.6, byte for byte, over database 0 of the engine
-// (the same keyspace the Redis front-end serves).
+// Package memproto is Tandem's memcached front-end: the text, meta and
+// binary protocols of memcached 1.6, byte for byte, over database 0 of the
+// engine (the same keyspace the Redis front-end serves). A connection's
+// first byte decides: 0x80 is the binary protocol (binary.go), anything
+// else text and meta, which the rest of this overview is about.
 //
 // # How a request moves
 //
@@ -119,7 +121,13 @@
 //     mark (key shown as plain text with no b flag).
 //   - flush_all with a delay expires the keys that exist when it is
 //     received; memcached also drops those written during the delay.
-//   - The binary protocol is not served (stats settings says "ascii").
+//   - The binary protocol and SASL share the port with the text protocol
+//     and its auth-file login (memcached -S excludes the text protocol,
+//     -Y the binary one); SASL offers PLAIN only, against Tandem's users,
+//     and is served with no password set too (an ACL user may log in). A
+//     binary request an ACL rule refuses gets 0x20 "Permission denied".
+//     A value written after 2038 with a binary expiration past 2^31 keeps
+//     2038 as its expiry.
 //   - Flags that memcached 1.6.18 refuses are refused (mg/ms/ma E, md x…).
 //   - The engine keeps a key through the last millisecond of its TTL;
 //     memcached drops an item when its whole-second clock reaches it.
@@ -144,7 +152,9 @@
 // place by incr/decr/ma (the number is stored unpadded, as a new item).
 //
 // Files: parser.go, metaflags.go, numbers.go, base64.go (parsing);
-// session.go (the Serve loop); auth.go (the login); table.go and cmd_*.go
+// session.go (the Serve loop); auth.go (the login); binary.go (the binary
+// framing), binary_commands.go (its opcode table), sasl.go (its login);
+// table.go and cmd_*.go
 // (commands); expiry.go (exptime rules); marks.go (stale/win bits for mg
 // N/R, md I, ms I);
 // versions.go (the binary-key bit); misconf.go (writes refused after a
