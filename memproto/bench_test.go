@@ -73,3 +73,20 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// The binary protocol's Get and Set, and a pipeline of 16 quiet Sets
+// ended by a Noop (as clients batch them).
+
+func BenchmarkBinaryGet(b *testing.B) {
+	benchServe(b, binFrameSpec{opcode: opcSet, key: "key:000001", extras: setExtras(0, 0), value: strings.Repeat("v", 32)}.bytes(),
+		binFrameSpec{opcode: opcGet, key: "key:000001"}.bytes())
+}
+
+func BenchmarkBinarySet(b *testing.B) {
+	benchServe(b, "", binFrameSpec{opcode: opcSet, key: "key:000001", extras: setExtras(0, 0), value: strings.Repeat("v", 32)}.bytes())
+}
+
+func BenchmarkBinarySetQPipelined16(b *testing.B) {
+	setq := binFrameSpec{opcode: opcSetQ, key: "key:000001", extras: setExtras(0, 0), value: strings.Repeat("v", 32)}.bytes()
+	benchServe(b, "", strings.Repeat(setq, 16)+binFrameSpec{opcode: opcNoop}.bytes())
+}

@@ -258,8 +258,11 @@ func (s *session) execBinary(r *binRequest) {
 		s.swallow = r.valueLen()
 		return
 	}
+	// The checks shared with the text protocol read a Request: its
+	// command and key are all they look at for these shapes (no zeroing
+	// of the whole struct on the hot path).
 	req := &s.req
-	*req = Request{Cmd: r.op.cmd, Key: r.key}
+	req.Cmd, req.Key, req.Keys = r.op.cmd, r.key, req.Keys[:0]
 	switch {
 	case r.op.cmd == nil:
 		// not an item command: no ACL rule or write refusal applies
