@@ -245,8 +245,7 @@ func (s *session) execBinary(r *binRequest) {
 		return
 	}
 	if r.op == nil || !s.binOpEnabled(r.op) {
-		s.binError(r, binUnknownCommand, "")
-		s.swallow = int(r.bodyLen) // memcached's count: too many, see above
+		s.binRefuseBody(r, binUnknownCommand, int(r.bodyLen)) // memcached's count: too many, see above
 		return
 	}
 	if r.valueRefused {
@@ -254,8 +253,7 @@ func (s *session) execBinary(r *binRequest) {
 		if st == binTooLarge && r.op.cmd.name == "set" {
 			s.fe.dropStale(r.key)
 		}
-		s.binError(r, st, "")
-		s.swallow = r.valueLen()
+		s.binRefuseBody(r, st, r.valueLen())
 		return
 	}
 	// The checks shared with the text protocol read a Request: its
@@ -324,10 +322,22 @@ func (s *session) binReply(r *binRequest, cas uint64, body []byte) {
 // body ("" for the status's own text). memcached writes its queue after
 // an error.
 func (s *session) binError(r *binRequest, st binStatus, text string) {
+	s.appendBinError(r, st, text)
+	s.flush()
+}
+
+// binRefuseBody answers r with st's error and swallows the n bytes that
+// follow. memcached writes nothing while it swallows: the reply waits
+// with the rest of the queue until the bytes have arrived (session.held).
+func (s *session) binRefuseBody(r *binRequest, st binStatus, n int) {
+	s.appendBinError(r, st, "")
+	s.swallow = n
+}
+
+func (s *session) appendBinError(r *binRequest, st binStatus, text string) {
 	if text == "" {
 		text = st.text()
 	}
 	s.binHeader(r, st, 0, 0, len(text), 0)
 	s.out = append(s.out, text...)
-	s.flush()
 }

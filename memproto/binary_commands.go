@@ -423,8 +423,7 @@ func (s *session) binStat(r *binRequest) {
 	case group == "":
 		fe.generalStats(&w)
 	case strings.HasPrefix(group, "reset"):
-		fe.stats.reset()
-		fe.eng.ResetStats()
+		fe.resetStats()
 	case strings.HasPrefix(group, "settings"):
 		fe.settingsStats(&w)
 	case strings.HasPrefix(group, "detail"):

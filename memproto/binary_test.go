@@ -201,21 +201,23 @@ func TestBinaryTooLargeSwallowedUnbuffered(t *testing.T) {
 	env := newTestEnv(t)
 	c := env.client()
 	c.send(binFrameSpec{opcode: opcSet, key: "big", extras: setExtras(0, 0), value: "old"}.bytes())
-	// Declare 10 MB and send only the header: the refusal comes at once,
-	// with no value buffered.
+	// Declare 10 MB and send only the header: the value is refused at once
+	// and swallowed as it comes, none of it buffered. As memcached, the
+	// refusal is written once the swallowed bytes have all arrived.
 	head := binFrameSpec{opcode: opcSet, key: "big", extras: setExtras(0, 0), bodyLen: 8 + 3 + 10<<20}.bytes()
-	rs := parseBinResps(t, c.send(head))
-	if len(rs) != 1 || rs[0].status != binTooLarge || rs[0].value != "Too large." {
-		t.Fatalf("got %+v", rs)
+	if out := c.send(head); out != "" {
+		t.Fatalf("a reply before the refused value arrived: %q", out)
 	}
 	if len(c.pending) != 0 || c.s.swallow != 10<<20 {
 		t.Fatalf("pending %d bytes, swallowing %d", len(c.pending), c.s.swallow)
 	}
-	c.send(strings.Repeat("z", 10<<20))
-	rs = parseBinResps(t, c.send(binFrameSpec{opcode: opcGet, key: "big"}.bytes()))
+	if out := c.send(strings.Repeat("z", 10<<20-1)); out != "" || len(c.pending) != 0 {
+		t.Fatalf("a reply before the refused value arrived: %q (%d bytes pending)", out, len(c.pending))
+	}
+	rs := parseBinResps(t, c.send("z"+binFrameSpec{opcode: opcGet, key: "big"}.bytes()))
 	// As memcached, a refused Set drops the old value.
-	if len(rs) != 1 || rs[0].status != binKeyNotFound {
-		t.Fatalf("get after the refused set: %+v", rs)
+	if len(rs) != 2 || rs[0].status != binTooLarge || rs[0].value != "Too large." || rs[1].status != binKeyNotFound {
+		t.Fatalf("the refusal, then a get after the refused set: %+v", rs)
 	}
 }
 

@@ -16,6 +16,11 @@ type session struct {
 	req     Request
 	out     []byte
 	swallow int  // bytes of a refused data block still to discard
+	// held are replies not yet sent because a swallow is under way:
+	// memcached writes nothing in its swallow state, so a refusal and the
+	// replies queued before it go out once the refused bytes have all
+	// arrived (and are lost if the connection closes first).
+	held []byte
 	closing bool // quit or shutdown: close after the replies so far
 
 	// pauseAt is the length of out at which serving stops because the
@@ -76,6 +81,10 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	}
 	s.out = out
 	s.flushed, s.nreq = len(out), 0
+	if len(s.held) > 0 {
+		s.out = append(s.out, s.held...)
+		s.held = s.held[:0]
+	}
 	s.unpin()
 	s.parser.lim = s.fe.limits()
 	s.pauseAt = s.pauseLimit(len(out)) // replies not read: stop there (pacing.go)
@@ -88,6 +97,10 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		pos, parsed = s.serveBinary(in)
 	} else {
 		pos, parsed = s.serveText(in)
+	}
+	if s.swallow > 0 && !s.closing {
+		s.held = append(s.held, s.out[s.flushed:]...)
+		s.out = s.out[:s.flushed]
 	}
 	if parsed {
 		s.lastCmd.Store(s.fe.clock.NowMs() / 1000)

@@ -87,6 +87,14 @@ func appendBinStat(b []byte, r *binRequest, name, v string) []byte {
 	return append(append(b, name...), v...)
 }
 
+// resetStats is "stats reset": the counters, the engine's statistics and
+// the per-prefix detail counts (memcached's stats_prefix_clear).
+func (fe *Frontend) resetStats() {
+	fe.stats.reset()
+	fe.eng.ResetStats()
+	fe.prefixes.clear()
+}
+
 // stats serves "stats [group ...]".
 func (s *session) stats(r *Request) {
 	fe := s.fe
@@ -99,8 +107,7 @@ func (s *session) stats(r *Request) {
 	case "":
 		fe.generalStats(&w)
 	case "reset":
-		fe.stats.reset()
-		fe.eng.ResetStats()
+		fe.resetStats()
 		s.line(r, replyReset)
 		return
 	case "detail":
@@ -469,6 +476,13 @@ func (p *prefixStats) record(key []byte, fn func(e *prefixEntry)) {
 		fn(e)
 	}
 	p.mu.Unlock()
+}
+
+// clear forgets every prefix.
+func (p *prefixStats) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buckets = [256][]*prefixEntry{}
 }
 
 func (p *prefixStats) recordGet(key []byte, hit bool) {
