@@ -15,12 +15,12 @@ type session struct {
 	parser  Parser
 	req     Request
 	out     []byte
-	swallow int  // bytes of a refused data block still to discard
+	swallow int // bytes of a refused data block still to discard
 	// held are replies not yet sent because a swallow is under way:
 	// memcached writes nothing in its swallow state, so a refusal and the
 	// replies queued before it go out once the refused bytes have all
 	// arrived (and are lost if the connection closes first).
-	held []byte
+	held    []byte
 	closing bool // quit or shutdown: close after the replies so far
 
 	// pauseAt is the length of out at which serving stops because the
