@@ -78,7 +78,21 @@
 // not yet verified, so a loader should apply them only after Next returns
 // io.EOF (or be ready to discard them).
 //
+// # DUMP payloads
+//
+// AppendDump and DecodeDump (dump.go) are DUMP's and RESTORE's format: one
+// value, the RDB version and a CRC-64. A payload encodes a value by its
+// in-memory encoding (Value.Encoding) as redis-server 7.0 does: quicklist
+// nodes of listpacks, intsets, listpack hashes and sorted sets, built as
+// Redis builds them (compact.go) and compressed with Redis's own LZF
+// (lzfRedis), so the bytes are Redis's for the same value held the same
+// way. DecodeDump takes every value type the Reader reads and refuses, as
+// RESTORE does, a bad footer (ErrDumpFooter) and a value that is not one
+// Tandem can hold (ErrDumpData: streams, modules, empty collections,
+// duplicate members).
+//
 // Not checked (Redis checks some of these only with sanitize-dump-payload):
-// duplicate members or fields within one collection, and the ordering of
-// listpack/ziplist sorted sets. A caller that needs set semantics merges.
+// duplicate members or fields within one collection (but DecodeDump
+// refuses them), and the ordering of listpack/ziplist sorted sets. A
+// caller that needs set semantics merges.
 package rdb

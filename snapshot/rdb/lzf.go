@@ -196,3 +196,152 @@ func (c *lzfCompressor) compress(in []byte, max int) []byte {
 	c.out = out
 	return out
 }
+
+// lzfRedis compresses as redis-server's liblzf does (lzf_compress with
+// HLOG 16 and VERY_FAST): the same hash of three bytes, the same choice of
+// matches, the same literal runs and the same "does not fit" cases, so a
+// DUMP payload's compressed strings are the bytes Redis writes. (Redis's
+// hash table starts uninitialized, so a stale entry may now and then let
+// it find a match this compressor does not; both outputs are valid LZF.)
+// It is slower than lzfCompressor and has no early exit for incompressible
+// data, which DUMP does not need: values are compressed one at a time.
+//
+// The table is never cleared: an entry holds base+position+1, and base
+// moves past each input, so an entry of an earlier input reads as empty.
+type lzfRedis struct {
+	table [1 << 16]int32
+	base  int32
+	out   []byte
+}
+
+// compress returns in compressed in at most max bytes, or nil when it
+// does not fit (liblzf's 0). The result is valid until the next call.
+func (c *lzfRedis) compress(in []byte, max int) []byte {
+	const (
+		maxLit = 1 << 5
+		maxOff = 1 << 13
+		maxRef = 1<<8 + 1<<3
+	)
+	n := len(in)
+	if n < 3 || max <= 0 {
+		return nil
+	}
+	if int64(c.base)+int64(n)+1 > 1<<30 {
+		c.table = [1 << 16]int32{}
+		c.base = 0
+	}
+	base := c.base
+	c.base += int32(n + 1)
+	if cap(c.out) < max+4 {
+		c.out = make([]byte, max+4)
+	}
+	out := c.out[:max+4] // spare bytes: an empty run's header is written, then dropped
+	idx := func(h uint32) uint32 { return ((h >> 8) - h*5) & (1<<16 - 1) }
+	// ref is the position the slot of hash h held, or -1 when it is empty.
+	slot := func(h uint32) *int32 { return &c.table[idx(h)] }
+	at := func(v int32) int {
+		if v <= base {
+			return -1
+		}
+		return int(v - base - 1)
+	}
+	ip, op, lit := 0, 1, 0 // op 0 is the first literal run's header
+	hval := uint32(in[0])<<8 | uint32(in[1])
+	for ip < n-2 {
+		hval = hval<<8 | uint32(in[ip+2])
+		s := slot(hval)
+		ref := at(*s)
+		*s = base + int32(ip) + 1
+		if ref > 0 && ref < ip && ip-ref-1 < maxOff &&
+			in[ref+2] == in[ip+2] && in[ref] == in[ip] && in[ref+1] == in[ip+1] {
+			off := ip - ref - 1
+			l := 2
+			maxLen := min(n-ip-l, maxRef)
+			if op+3+1 >= max {
+				if op-b2i(lit == 0)+3+1 >= max {
+					return nil
+				}
+			}
+			out[op-lit-1] = byte(lit - 1)
+			op -= b2i(lit == 0)
+			if maxLen > 16 {
+				// liblzf compares 16 bytes before it looks at maxLen.
+				for k := 0; k < 16; k++ {
+					l++
+					if in[ref+l] != in[ip+l] {
+						goto matched
+					}
+				}
+			}
+			for {
+				l++
+				if !(l < maxLen && in[ref+l] == in[ip+l]) {
+					break
+				}
+			}
+		matched:
+			l -= 2
+			ip++
+			if l < 7 {
+				out[op] = byte(off>>8 + l<<5)
+				op++
+			} else {
+				out[op] = byte(off>>8 + 7<<5)
+				out[op+1] = byte(l - 7)
+				op += 2
+			}
+			out[op] = byte(off)
+			op++
+			lit = 0
+			op++
+			ip += l + 1
+			if ip >= n-2 {
+				break
+			}
+			ip -= 2
+			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
+			for k := 0; k < 2; k++ {
+				hval = hval<<8 | uint32(in[ip+2])
+				*slot(hval) = base + int32(ip) + 1
+				ip++
+			}
+			continue
+		}
+		if op >= max {
+			return nil
+		}
+		lit++
+		out[op] = in[ip]
+		op++
+		ip++
+		if lit == maxLit {
+			out[op-lit-1] = byte(lit - 1)
+			lit = 0
+			op++
+		}
+	}
+	if op+3 > max {
+		return nil
+	}
+	for ip < n {
+		lit++
+		out[op] = in[ip]
+		op++
+		ip++
+		if lit == maxLit {
+			out[op-lit-1] = byte(lit - 1)
+			lit = 0
+			op++
+		}
+	}
+	out[op-lit-1] = byte(lit - 1)
+	op -= b2i(lit == 0)
+	return out[:op]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

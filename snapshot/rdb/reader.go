@@ -364,12 +364,22 @@ func (r *Reader) readKey(typeOff int64, t byte) *Record {
 	}
 	r.curKey = key
 	defer func() { r.curKey = nil }()
+	if !r.readValue(rec, typeOff, t) {
+		return nil
+	}
+	return rec
+}
+
+// readValue reads a value of RDB type t (at file offset typeOff) into rec.
+// It returns false when the value is an empty collection, which Redis
+// skips when it loads a file and refuses in a DUMP payload.
+func (r *Reader) readValue(rec *Record, typeOff int64, t byte) bool {
 	const what = "value"
 	switch t {
 	case rtString:
 		rec.Type = String
 		rec.Str, _ = r.readString(what)
-		return rec
+		return true
 	case rtList, rtSet:
 		rec.Type = List
 		if t == rtSet {
@@ -439,6 +449,9 @@ func (r *Reader) readKey(typeOff int64, t byte) *Record {
 			blob, off := r.readString(what)
 			switch container {
 			case qlPlain:
+				if len(blob) == 0 { // Redis refuses an empty node of either kind
+					r.failf(cOff, "%s: empty plain quicklist node", what)
+				}
 				r.stats.plainNodes++
 				rec.Elems = append(rec.Elems, blob)
 			case qlPacked:
@@ -501,9 +514,9 @@ func (r *Reader) readKey(typeOff int64, t byte) *Record {
 	}
 	if len(rec.Elems) == 0 && len(rec.Fields) == 0 && len(rec.Members) == 0 {
 		r.stats.emptySkipped++
-		return nil
+		return false
 	}
-	return rec
+	return true
 }
 
 // blobCheck turns a blob decoder's error into an *Error at the file offset

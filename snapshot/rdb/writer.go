@@ -24,15 +24,23 @@ type WriterOptions struct {
 
 // Writer writes an RDB file (version 10, as Redis 7.0) to an io.Writer.
 // It buffers; Close writes the trailer and flushes. The first error is sticky.
+//
+// A DUMP payload (dump.go) is written by a Writer with no io.Writer: w is
+// nil and every byte is appended to mem instead.
 type Writer struct {
-	lzf    *lzfCompressor // reused for every LZF string
-	mc     []byte         // the tandem-mc AUX value being written
-	w      *bufio.Writer
-	o      WriterOptions
-	crc    uint64
-	err    error
-	closed bool
-	ibuf   [16]byte
+	lzf *lzfCompressor // reused for every LZF string
+	// lzfRedis, when set, compresses instead, as Redis does (DUMP
+	// payloads, dump.go).
+	lzfRedis *lzfRedis
+	mc       []byte // the tandem-mc AUX value being written
+	w        *bufio.Writer
+	mem      []byte // the payload, when w is nil
+	lp       listpackBuilder
+	o        WriterOptions
+	crc      uint64
+	err      error
+	closed   bool
+	ibuf     [24]byte
 }
 
 var errClosed = errors.New("rdb: writer is closed")
@@ -65,6 +73,10 @@ func (w *Writer) raw(p []byte) {
 		return
 	}
 	w.crc = crc64Update(w.crc, p)
+	if w.w == nil {
+		w.mem = append(w.mem, p...)
+		return
+	}
 	_, w.err = w.w.Write(p)
 }
 
@@ -73,6 +85,10 @@ func (w *Writer) byte1(c byte) {
 		return
 	}
 	w.crc = crcTable[0][byte(w.crc)^c] ^ w.crc>>8
+	if w.w == nil {
+		w.mem = append(w.mem, c)
+		return
+	}
 	w.err = w.w.WriteByte(c)
 }
 
@@ -120,10 +136,17 @@ func (w *Writer) str(s []byte) {
 	}
 	if w.o.Compress && len(s) > 20 {
 		// Like Redis: only when the result is at least 4 bytes shorter.
-		if w.lzf == nil {
-			w.lzf = new(lzfCompressor)
+		var c []byte
+		switch {
+		case w.lzfRedis != nil:
+			c = w.lzfRedis.compress(s, len(s)-4)
+		default:
+			if w.lzf == nil {
+				w.lzf = new(lzfCompressor)
+			}
+			c = w.lzf.compress(s, len(s)-4)
 		}
-		if c := w.lzf.compress(s, len(s)-4); c != nil {
+		if c != nil {
 			w.byte1(0xC0 | encLZF)
 			w.length(uint64(len(c)))
 			w.length(uint64(len(s)))
@@ -170,6 +193,14 @@ func (w *Writer) SelectDB(db int, keys, expires uint64) error {
 
 // keyHeader writes a key's metadata opcodes, its type byte and its name.
 func (w *Writer) keyHeader(t byte, key []byte, m Meta) {
+	w.keyMeta(m)
+	w.byte1(t)
+	w.str(key)
+}
+
+// keyMeta writes the opcodes of a key's metadata, which come before its
+// type byte.
+func (w *Writer) keyMeta(m Meta) {
 	if m.MCFlags != 0 || m.MCCAS != 0 {
 		// Written for most keys (every write has a CAS), so without
 		// allocating: a save is a loop over millions of keys.
@@ -196,8 +227,6 @@ func (w *Writer) keyHeader(t byte, key []byte, m Meta) {
 		w.byte1(opFreq)
 		w.byte1(byte(f))
 	}
-	w.byte1(t)
-	w.str(key)
 }
 
 // String writes a string key.
@@ -229,11 +258,17 @@ func (w *Writer) seq(t byte, key []byte, elems [][]byte, m Meta) error {
 		return nil
 	}
 	w.keyHeader(t, key, m)
+	w.seqBody(elems)
+	return w.err
+}
+
+// seqBody writes the value of RDB_TYPE_LIST and RDB_TYPE_SET: a count and
+// the strings.
+func (w *Writer) seqBody(elems [][]byte) {
 	w.length(uint64(len(elems)))
 	for _, e := range elems {
 		w.str(e)
 	}
-	return w.err
 }
 
 // Hash writes a hash key (RDB_TYPE_HASH); values[i] belongs to fields[i].
@@ -249,12 +284,27 @@ func (w *Writer) Hash(key []byte, fields, values [][]byte, m Meta) error {
 		return nil
 	}
 	w.keyHeader(rtHash, key, m)
+	w.hashBody(fields, values)
+	return w.err
+}
+
+// hashBody writes the value of RDB_TYPE_HASH: a count and the pairs.
+func (w *Writer) hashBody(fields, values [][]byte) {
 	w.length(uint64(len(fields)))
 	for i := range fields {
 		w.str(fields[i])
 		w.str(values[i])
 	}
-	return w.err
+}
+
+// checkScores refuses a NaN score, which Redis refuses to load.
+func checkScores(key []byte, members []Member) error {
+	for _, mb := range members {
+		if math.IsNaN(mb.Score) {
+			return fmt.Errorf("rdb: zset %q member %q has a NaN score", key, mb.Member)
+		}
+	}
+	return nil
 }
 
 // ZSet writes a sorted set key (RDB_TYPE_ZSET_2, binary double scores). A NaN
@@ -263,21 +313,30 @@ func (w *Writer) ZSet(key []byte, members []Member, m Meta) error {
 	if err := w.check(); err != nil {
 		return err
 	}
-	for _, mb := range members {
-		if math.IsNaN(mb.Score) {
-			return fmt.Errorf("rdb: zset %q member %q has a NaN score", key, mb.Member)
-		}
+	if err := checkScores(key, members); err != nil {
+		return err
 	}
 	if len(members) == 0 {
 		return nil
 	}
 	w.keyHeader(rtZSet2, key, m)
+	w.zsetBody(members, false)
+	return w.err
+}
+
+// zsetBody writes the value of RDB_TYPE_ZSET_2: a count and the members
+// with their scores as 8-byte little-endian doubles, in the order given or
+// in reverse (Redis writes a skiplist from the highest score down).
+func (w *Writer) zsetBody(members []Member, reverse bool) {
 	w.length(uint64(len(members)))
-	for _, mb := range members {
+	for i := range members {
+		mb := &members[i]
+		if reverse {
+			mb = &members[len(members)-1-i]
+		}
 		w.str(mb.Member)
 		w.raw(binary.LittleEndian.AppendUint64(w.ibuf[:0], math.Float64bits(mb.Score)))
 	}
-	return w.err
 }
 
 // Function writes a function library's source (the FUNCTION2 opcode).
