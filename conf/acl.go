@@ -8,18 +8,15 @@ import (
 )
 
 // Redis ACL users in the configuration: "user <name> <rule>…" lines, as
-// redis.conf declares them, and "aclfile <path>". Both are start-up only
-// (no CONFIG GET or SET, as in redis). acllog-max-len and
-// acl-pubsub-default are ordinary mutable directives of the table
-// (directives.go). Rules are not checked here: they
+// redis.conf declares them, start-up only and not a CONFIG GET value, as
+// in redis. aclfile is an immutable directive of the table, acllog-max-len
+// and acl-pubsub-default mutable ones (directives.go). Rules are not
+// checked here: they
 // name commands of the Redis front-end's table, so the user store (package
 // users) applies them when that table is built and refuses a bad line
 // there.
 
-const (
-	dirUser    = "user"
-	dirACLFile = "aclfile"
-)
+const dirUser = "user"
 
 // ACLUser is one user line: the name and its rules, in order.
 type ACLUser struct {
@@ -32,7 +29,7 @@ type ACLUser struct {
 func (c *Config) ACLUsers() []ACLUser { return c.load().aclUsers }
 
 // ACLFile is the aclfile path as configured, "" when none is.
-func (c *Config) ACLFile() string { return c.load().aclFile }
+func (c *Config) ACLFile() string { return c.load().str[dACLFile] }
 
 // ACLFilePath is the aclfile to open: a relative path is relative to dir,
 // as in Redis, which changes its working directory to dir.
@@ -56,11 +53,11 @@ func (c *Config) ACLPubsubAllChannels() bool { return c.load().num[dACLPubsubDef
 // (mutable; services follows it into the user store).
 func (c *Config) ACLLogMaxLen() int { return int(c.load().num[dACLLogMaxLen]) }
 
-// aclDirective handles user and aclfile; handled is false for any other
-// name. resplit splits a single word (flags, the environment), as for
+// aclDirective handles user lines; handled is false for any other name.
+// resplit splits a single word (flags, the environment), as for
 // rename-command.
 func (ld *loader) aclDirective(name string, args []string, resplit bool) (handled bool, reason string) {
-	if name != dirUser && name != dirACLFile {
+	if name != dirUser {
 		return false, ""
 	}
 	if resplit && len(args) == 1 && args[0] != "" {
@@ -69,13 +66,6 @@ func (ld *loader) aclDirective(name string, args []string, resplit bool) (handle
 			return true, reasonUnbalanced
 		}
 		args = words
-	}
-	if name == dirACLFile {
-		if len(args) != 1 {
-			return true, reasonWrongArgs
-		}
-		ld.s.aclFile = args[0]
-		return true, ""
 	}
 	if len(args) < 1 || args[0] == "" || strings.ContainsAny(args[0], " \x00") {
 		return true, reasonBadDirective

@@ -2,6 +2,7 @@ package conf
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,7 +24,18 @@ func TestACLDirectives(t *testing.T) {
 	if c.ACLFile() != "/tmp/users.acl" {
 		t.Fatalf("ACLFile() = %q", c.ACLFile())
 	}
-	if _, err := Load([]string{"--aclfile", "a b"}, nil); err == nil {
-		t.Error("aclfile with two words accepted")
+	// One argument is one path, spaces and all, as redis-server quotes
+	// each argument of its command line; two are refused.
+	if c := mustLoad(t, []string{"--aclfile", "a b"}, nil); c.ACLFile() != "a b" {
+		t.Errorf("--aclfile \"a b\": ACLFile() = %q", c.ACLFile())
+	}
+	if _, err := Load([]string{"--aclfile", "a", "b"}, nil); err == nil {
+		t.Error("aclfile with two arguments accepted")
+	}
+	if v, _ := c.Value("aclfile"); v != "/tmp/users.acl" {
+		t.Errorf("CONFIG GET aclfile = %q", v)
+	}
+	if err := c.Set([2]string{"aclfile", "/x"}); err == nil || !strings.Contains(err.Error(), reasonImmutable) {
+		t.Errorf("CONFIG SET aclfile: %v", err)
 	}
 }

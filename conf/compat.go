@@ -1,75 +1,189 @@
 package conf
 
-// Directives of redis 7.0 that Tandem does not implement. A redis.conf that
-// uses them should still start Tandem when ignoring them is harmless
-// (tuning of machinery Tandem does not have), and must not when ignoring
-// them would silently weaken what the user asked for (security, durability,
-// topology, transport). Neither kind appears in CONFIG GET or is accepted by
-// CONFIG SET, which answers "Unknown option" as for any unknown name.
+import "strings"
 
-// ignoredDirectives are accepted in a file, flag or TANDEM_ variable and
-// ignored, with a line in Config.Warnings. Redis itself silently accepts the
-// three deprecated ones at the end.
-var ignoredDirectives = map[string]bool{
-	"activerehashing": true, "always-show-logo": true, "set-proc-title": true,
-	"proc-title-template": true, "supervised": true, "syslog-enabled": true,
-	"syslog-ident": true, "syslog-facility": true, "rdb-del-sync-files": true,
-	"jemalloc-bg-thread": true,
-	"oom-score-adj":      true, "oom-score-adj-values": true, "disable-thp": true,
-	"crash-log-enabled": true, "crash-memcheck-enabled": true, "activedefrag": true,
-	"active-defrag-cycle-min": true, "active-defrag-cycle-max": true,
-	"active-defrag-threshold-lower": true, "active-defrag-threshold-upper": true,
-	"active-defrag-ignore-bytes": true, "active-defrag-max-scan-fields": true,
-	"hll-sparse-max-bytes": true, "stream-node-max-bytes": true,
-	"stream-node-max-entries": true, "tracking-table-max-keys": true,
-	"io-threads-do-reads": true, "maxmemory-clients": true,
-	"ignore-warnings": true, "sanitize-dump-payload": true,
-	"enable-module-command": true, "shutdown-on-sigint": true,
-	"shutdown-on-sigterm": true, "latency-tracking-info-percentiles": true,
-	"bind-source-addr": true, "socket-mark-id": true,
-	"server_cpulist": true, "bio_cpulist": true, "aof_rewrite_cpulist": true,
-	"bgsave_cpulist": true,
-	// AOF tuning: harmless because appendonly itself must be "no".
-	"appendfsync": true, "appendfilename": true, "appenddirname": true,
-	"no-appendfsync-on-rewrite": true, "auto-aof-rewrite-percentage": true,
-	"auto-aof-rewrite-min-size": true, "aof-load-truncated": true,
-	"aof-use-rdb-preamble": true, "aof-timestamp-enabled": true,
-	"aof-rewrite-incremental-fsync": true, "aof-disable-auto-gc": true,
-	// Replication tuning: harmless because replicaof is refused.
-	"replica-serve-stale-data": true, "slave-serve-stale-data": true,
-	"replica-read-only": true, "slave-read-only": true,
-	"repl-diskless-sync": true, "repl-diskless-sync-delay": true,
-	"repl-diskless-sync-max-replicas": true, "repl-diskless-load": true,
-	"repl-disable-tcp-nodelay": true, "repl-ping-replica-period": true,
-	"repl-ping-slave-period": true, "repl-timeout": true,
-	"repl-backlog-size": true, "repl-backlog-ttl": true,
-	"replica-priority": true, "slave-priority": true,
-	"replica-lazy-flush": true, "slave-lazy-flush": true,
-	"replica-ignore-maxmemory": true, "slave-ignore-maxmemory": true,
-	"replica-announced": true, "replica-announce-ip": true,
-	"slave-announce-ip": true, "replica-announce-port": true,
-	"slave-announce-port": true, "min-replicas-to-write": true,
-	"min-slaves-to-write": true, "min-replicas-max-lag": true,
-	"min-slaves-max-lag": true, "masterauth": true, "masteruser": true,
-	"replica-ignore-disk-write-errors": true, "propagation-error-behavior": true,
-	// Deprecated; redis 7.0 accepts and ignores them.
-	"list-max-ziplist-entries": true, "list-max-ziplist-value": true,
-	"lua-replicate-commands": true,
-}
+// Redis 7.0 directives that Tandem does not implement. Every one of them is
+// a row of the table (directives.go), so that a stock redis.conf starts
+// Tandem, CONFIG GET * lists what redis-server lists and CONFIG SET checks
+// a value as Redis would (type, bounds, enum names, error texts). What they
+// do in Tandem is one of:
+//
+//   - nothing (inert): the row says why, in one of the sentences below; a
+//     value other than Redis's default given at start-up is reported once
+//     in Config.Warnings, naming where it was given. A directive left at
+//     its default asks for nothing Tandem lacks, so it is not reported;
+//   - refused for the values Tandem cannot honour where going on would be
+//     unsafe or misleading: a durability it does not give (appendonly yes,
+//     min-replicas-to-write), a topology it is not part of (replicaof,
+//     cluster-enabled yes) or a listener it does not open (unixsocket).
+//     The same check refuses CONFIG SET of such a value.
+//
+// A few directives of redis.conf are not configuration values in Redis
+// either (no CONFIG GET): include, rename-command and user are handled by
+// the loader; loadmodule and sentinel are refused below, and the deprecated
+// ones are accepted with a warning.
 
-// unsupportedDirectives fail start-up, with the reason shown.
+// Why an inert directive has no effect, one sentence each.
+const (
+	inertDaemonize        = "Tandem runs in the foreground; use your supervisor (systemd, Docker, runit) to run it in the background"
+	inertSupervised       = "Tandem does not notify a supervisor (no sd_notify or SIGSTOP): run it as a simple service (systemd Type=simple or exec)"
+	inertKeepAlive        = "client sockets keep a fixed 300-second TCP keep-alive"
+	inertBacklog          = "the listen backlog is the kernel's (net.core.somaxconn)"
+	inertTenacity         = "Tandem's eviction frees what a write needs before it runs, with no effort to tune"
+	inertExpireEffort     = "Tandem's active expiry has no effort to tune; hz sets how often it runs"
+	inertDynamicHz        = "Tandem's background tasks run at hz whatever the number of clients"
+	inertThreads          = "Tandem's network I/O runs on its own event loops, one per CPU core"
+	inertLazyfree         = "memory is freed by Go's garbage collector, concurrently, whatever this says"
+	inertSetListpack      = "Tandem encodes sets as Redis 7.0 does: an intset (set-max-intset-entries) or a hash table"
+	inertListSize         = "Tandem's list chunks have a fixed size, Redis's -2 (8 KB)"
+	inertListCompress     = "Tandem does not compress list nodes (see 'compression' for values)"
+	inertSlowlog          = "Tandem keeps no slow log"
+	inertLatencyTracking  = "Tandem keeps no per-command latency histograms (INFO latencystats is empty)"
+	inertLatencyMonitor   = "Tandem has no latency monitor"
+	inertShutdownTimeout  = "SHUTDOWN has no replicas to wait for"
+	inertShutdownSignal   = "on SIGINT and SIGTERM Tandem saves when save rules are set, then exits, as 'default'"
+	inertTLSPreferServer  = "Go's crypto/tls orders the cipher suites itself"
+	inertTLSCacheSize     = "Go's TLS session tickets need no server-side session cache"
+	inertTLSLinks         = "Tandem has no replication or cluster links to protect"
+	inertTLSClient        = "Tandem makes no outgoing TLS connections (the files are still loaded and checked)"
+	inertTLSDHParams      = "Go's crypto/tls has no DHE cipher suites (the file is still checked)"
+	inertUnixSocketPerm   = "Tandem has no unix socket"
+	inertSocketMark       = "Tandem does not mark its sockets (SO_MARK)"
+	inertOutgoing         = "Tandem makes no outgoing connections (no replication, no cluster bus)"
+	inertLogo             = "Tandem prints no logo"
+	inertProcTitle        = "Tandem does not rewrite its process title"
+	inertSyslog           = "Tandem logs to logfile or standard output only"
+	inertCrashLog         = "a crash prints Go's stack traces; there is no memory test"
+	inertTHP              = "Tandem leaves transparent huge pages as the kernel has them"
+	inertOOMScore         = "Tandem does not change its oom_score_adj"
+	inertJemalloc         = "Tandem does not use jemalloc"
+	inertCPUList          = "Tandem does not pin its threads to CPUs (use taskset or the cgroup's cpuset)"
+	inertIgnoreWarnings   = "Tandem runs none of the start-up checks this silences"
+	inertModules          = "modules are not supported by Tandem"
+	inertRehashing        = "Tandem's hash tables have no incremental rehashing to tune"
+	inertDefrag           = "Tandem has no active defragmenter: its arenas compact themselves"
+	inertMaxMemoryClients = "Tandem does not evict clients for the memory they use"
+	inertStreams          = "Tandem does not implement streams yet"
+	inertTracking         = "Tandem does not implement client-side caching (CLIENT TRACKING) yet"
+	inertSanitize         = "Tandem decodes a dump payload in full, so it is always checked, as 'yes'"
+	inertAOF              = "Tandem has no AOF (appendonly must be 'no'; persistence is RDB snapshots, see 'save')"
+	inertReplication      = "replication is not supported by Tandem"
+	inertCluster          = "cluster mode is not supported by Tandem"
+)
+
+// unsupportedDirectives are redis.conf lines that are not configuration
+// values, refused at start-up with the reason shown.
 var unsupportedDirectives = map[string]string{
-	"loadmodule":      "modules are not supported by Tandem",
-	"replicaof":       "replication is not supported by Tandem",
-	"slaveof":         "replication is not supported by Tandem",
-	"sentinel":        "sentinel mode is not supported by Tandem",
-	"cluster-enabled": "cluster mode is not supported by Tandem",
-	"unixsocket":      "unix sockets are not supported by Tandem",
-	"unixsocketperm":  "unix sockets are not supported by Tandem",
+	"loadmodule": "modules are not supported by Tandem",
+	"sentinel":   "sentinel mode is not supported by Tandem",
 }
 
-// harmlessValues are values of unsupported directives that ask for nothing
-// Tandem lacks ("cluster-enabled no"); they are ignored like ignoredDirectives.
-var harmlessValues = map[string]string{
-	"cluster-enabled": "no",
+// deprecatedDirectives are accepted, with one argument, and ignored, as
+// redis 7.0 does (silently there; Tandem warns once each).
+var deprecatedDirectives = map[string]string{
+	"list-max-ziplist-entries": "deprecated since Redis 7.0, which ignores it too (see list-max-listpack-size)",
+	"list-max-ziplist-value":   "deprecated since Redis 7.0, which ignores it too (see list-max-listpack-size)",
+	"lua-replicate-commands":   "deprecated since Redis 7.0, which ignores it too (scripts always replicate their effects)",
 }
+
+// knownElsewhere reports whether name is a directive the loader accepts
+// although it has no row: an environment variable naming one is meant for
+// Tandem, not injected by a platform.
+func knownElsewhere(name string) bool {
+	return unsupportedDirectives[name] != "" || deprecatedDirectives[name] != ""
+}
+
+// Checks of values Redis itself refuses, with its texts.
+
+// checkAOFName is redis's isValidAOFfilename / isValidAOFdirname.
+func checkAOFName(name, what string) func(string) string {
+	return func(s string) string {
+		switch {
+		case s == "":
+			return name + " can't be empty"
+		case strings.ContainsAny(s, "/\\"):
+			return name + " can't be a path, just a " + what
+		}
+		return ""
+	}
+}
+
+// maxHostname is redis's NET_HOST_STR_LEN.
+const maxHostname = 256
+
+// checkAnnouncedHostname is redis's isValidAnnouncedHostname.
+func checkAnnouncedHostname(s string) string {
+	if len(s) >= maxHostname {
+		return reasonHostnameLength
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return reasonHostnameChars
+		}
+	}
+	return ""
+}
+
+// procTitleVars are the variables of proc-title-template, each with
+// whether it can expand to nothing ({title} is empty when redis validates,
+// {server-mode} outside cluster and sentinel, {unixsocket} without one).
+var procTitleVars = map[string]bool{
+	"title": true, "server-mode": true, "unixsocket": true,
+	"listen-addr": false, "config-file": false, "port": false, "tls-port": false,
+}
+
+// checkProcTitleTemplate is redis's validateProcTitleTemplate: the
+// template must expand (sdstemplate: "{name}" a variable, "{{" a brace,
+// no unknown name, no unclosed "{") to something other than spaces when
+// {title} is empty.
+func checkProcTitleTemplate(s string) string {
+	nonEmpty := false
+	for s != "" {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			nonEmpty = nonEmpty || strings.Trim(s, " ") != ""
+			break
+		}
+		nonEmpty = nonEmpty || strings.Trim(s[:i], " ") != ""
+		s = s[i+1:]
+		switch {
+		case s == "":
+			return reasonProcTitle
+		case s[0] == '{':
+			nonEmpty = true
+			s = s[1:]
+			continue
+		}
+		j := strings.IndexByte(s, '}')
+		if j < 0 {
+			return reasonProcTitle
+		}
+		mayBeEmpty, ok := procTitleVars[s[:j]]
+		if !ok {
+			return reasonProcTitle
+		}
+		nonEmpty = nonEmpty || !mayBeEmpty
+		s = s[j+1:]
+	}
+	if !nonEmpty {
+		return reasonProcTitle
+	}
+	return ""
+}
+
+// shutdownNames and shutdownVals are shutdown-on-sigint's and
+// shutdown-on-sigterm's flags, redis's SHUTDOWN_* bits.
+var (
+	shutdownNames = []string{"default", "save", "nosave", "now", "force"}
+	shutdownVals  = []int64{0, 1, 2, 4, 8}
+)
+
+func checkShutdownFlags(n int64) string {
+	if n&1 != 0 && n&2 != 0 {
+		return reasonShutdownFlags
+	}
+	return ""
+}
+
+var syslogFacilityNames = []string{"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"}

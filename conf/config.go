@@ -36,7 +36,6 @@ type snapshot struct {
 	origin  [numDirectives]Origin
 
 	aclUsers []ACLUser // user lines (acl.go)
-	aclFile  string    // aclfile (acl.go)
 }
 
 // defaults is the snapshot of the table's defaults, built once.

@@ -20,10 +20,10 @@ func TestGet(t *testing.T) {
 		{[]string{`maxmemory\-policy`}, nil}, // no glob character: an exact name, which this is not
 		{[]string{"maxmemory*"}, [][2]string{
 			{"maxmemory", "0"}, {"maxmemory-policy", "allkeys-s3fifo"}, {"maxmemory-samples", "5"},
-			{"maxmemory-eviction-tenacity", "10"}}},
+			{"maxmemory-eviction-tenacity", "10"}, {"maxmemory-clients", "0"}}},
 		{[]string{"MAXMEM*"}, [][2]string{
 			{"maxmemory", "0"}, {"maxmemory-policy", "allkeys-s3fifo"}, {"maxmemory-samples", "5"},
-			{"maxmemory-eviction-tenacity", "10"}}},
+			{"maxmemory-eviction-tenacity", "10"}, {"maxmemory-clients", "0"}}},
 		{[]string{"*max-*-entries*"}, [][2]string{
 			{"hash-max-listpack-entries", "512"}, {"hash-max-ziplist-entries", "512"},
 			{"set-max-intset-entries", "512"}, {"set-max-listpack-entries", "128"},
@@ -307,5 +307,31 @@ func TestDirectives(t *testing.T) {
 		if d.Name == "memcached-port" && (d.Env != "TANDEM_MEMCACHED_PORT" || d.Default != "11211" || d.Mutable) {
 			t.Errorf("%+v", d)
 		}
+	}
+}
+
+// Values shown as redis shows them: octal, percentages, enum names that
+// share a value, bit-flag enums in table order.
+func TestValueForms(t *testing.T) {
+	c := mustLoad(t, []string{"--unixsocketperm", "0755", "--maxmemory-clients", "25%",
+		"--oom-score-adj", "relative", "--shutdown-on-sigterm", "now", "SAVE", "--oom-score-adj-values", " 1 +2 -3",
+		"--latency-tracking-info-percentiles", "99.990 1e1", "--replicaof", "NO", "ONE"}, nil)
+	want := map[string]string{"unixsocketperm": "755", "maxmemory-clients": "25%", "oom-score-adj": "yes",
+		"shutdown-on-sigterm": "save now", "shutdown-on-sigint": "default", "oom-score-adj-values": "1 2 -3",
+		"latency-tracking-info-percentiles": "99.99 10", "replicaof": "", "slaveof": ""}
+	if got := values(c, keys(want)...); !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	for _, args := range [][]string{{"--replicaof", "10.0.0.1", "6379"}, {"--cluster-enabled", "yes"},
+		{"--min-replicas-to-write", "1"}, {"--unixsocket", "/run/redis.sock"}, {"--appendonly", "yes"}} {
+		if _, err := Load(args, nil); err == nil {
+			t.Errorf("Load(%q) accepted", args)
+		}
+	}
+	if err := c.Set([2]string{"maxmemory-clients", "1gb"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.Value("maxmemory-clients"); v != "1073741824" {
+		t.Errorf("maxmemory-clients = %q", v)
 	}
 }

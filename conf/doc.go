@@ -28,11 +28,18 @@
 // A bad value stops start-up with a *LoadError naming the file and line, the
 // flag or the variable, the offending text and redis's reason.
 //
-// A redis.conf can be reused: redis directives Tandem does not implement are
-// ignored with a warning when ignoring them is harmless (AOF and replication
-// tuning, defrag, syslog...), and refused when it is not (ACL users,
-// replicaof, TLS, unix sockets, cluster-enabled yes, appendonly yes,
-// daemonize yes); see compat.go.
+// A stock redis.conf starts Tandem: every directive of redis 7.0 is a row
+// of the table, so CONFIG GET * lists what redis-server lists and CONFIG
+// SET checks values as redis does. Those Tandem does not implement are
+// inert (AOF and replication tuning, defrag knobs, syslog, daemonize,
+// supervised...): accepted, with one line in Warnings for each given a
+// value other than redis's default, saying why it has no effect. The
+// values Tandem cannot honour are refused where going on would be unsafe
+// or misleading: appendonly yes, replicaof <host> <port>,
+// min-replicas-to-write > 0, cluster-enabled yes, unixsocket <path>,
+// activedefrag yes (as a redis-server without its own jemalloc), and
+// loadmodule and sentinel lines; see compat.go. As redis, a logfile that
+// cannot be opened stops start-up.
 //
 // rename-command <name> <new-name> is redis's, start-up only (no CONFIG
 // GET or SET), and memcached-rename-command is its memcached counterpart
@@ -73,7 +80,9 @@
 //     share of memory (check Origin("maxmemory") == FromDefault).
 //   - dir is not a chdir, and CONFIG GET shows it as configured.
 //   - Memory values must fit an int64 (redis wraps around silently).
-//   - appendonly and daemonize accept only "no".
+//   - appendonly accepts only "no"; daemonize yes is accepted and has no
+//     effect (Tandem stays in the foreground); see compat.go for the other
+//     refusals and inert directives.
 //   - Tandem's own directives: memcached-port, memcached-tls-port, item-size-max (memcached -I;
 //     1mb is 1048576), memcached-max-line, memcached-max-pending-output,
 //     memcached-enable-shutdown (memcached -A),

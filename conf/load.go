@@ -97,7 +97,7 @@ func Load(args []string, environ []string) (*Config, error) {
 
 	c := Default()
 	s := *c.load()
-	ld := &loader{s: &s}
+	ld := &loader{s: &s, inertAt: map[int]string{}, warned: map[string]bool{}}
 
 	if file != "" {
 		abs, err := filepath.Abs(file)
@@ -127,13 +127,22 @@ func Load(args []string, environ []string) (*Config, error) {
 	if r := validate(&s); r != "" {
 		return nil, &LoadError{Source: FromDefault, Reason: r}
 	}
-	c.warnings = ld.warnings
+	c.warnings = append(ld.warnings, ld.inertWarnings()...)
 	c.cur.Store(&s)
 	return c, nil
 }
 
 // validate checks what no single directive can: the result as a whole.
 func validate(s *snapshot) string {
+	if f := s.str[dLogFile]; f != "" {
+		// As redis: a log file that cannot be opened stops start-up
+		// (logging elsewhere would hide every later message).
+		fh, err := os.OpenFile(f, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Sprintf(reasonLogFile, strerror(err))
+		}
+		fh.Close()
+	}
 	port, mport := s.num[dPort], s.num[dMemcachedPort]
 	if len(s.bind) == 0 && (port != 0 || mport != 0) {
 		return reasonNoListener
@@ -216,6 +225,8 @@ func quoteIfNeeded(v string) string {
 type loader struct {
 	s        *snapshot
 	warnings []string
+	inertAt  map[int]string  // inert directives given, and where (the last place)
+	warned   map[string]bool // deprecated directives already warned about
 }
 
 // directive applies one directive with its arguments; it returns the reason
@@ -226,9 +237,15 @@ func (ld *loader) directive(name string, args []string, origin Origin, layer *la
 	name = strings.ToLower(name)
 	id, _, ok := lookup(name)
 	if !ok {
-		if ignoredDirectives[name] || harmlessValues[name] != "" && len(args) == 1 && strings.EqualFold(args[0], harmlessValues[name]) {
-			ld.warnings = append(ld.warnings, fmt.Sprintf("ignoring redis directive '%s' (%s): Tandem does not implement it", name, where))
+		if why := deprecatedDirectives[name]; why != "" && len(args) == 1 {
+			if !ld.warned[name] {
+				ld.warned[name] = true
+				ld.warnings = append(ld.warnings, fmt.Sprintf("'%s' (%s) has no effect: %s", name, where, why))
+			}
 			return ""
+		}
+		if name == "sentinel" && len(args) > 0 {
+			return reasonSentinelLine // sentinel's own settings, as redis words it
 		}
 		if why, ok := unsupportedDirectives[name]; ok {
 			return why
@@ -250,7 +267,25 @@ func (ld *loader) directive(name string, args []string, origin Origin, layer *la
 		return r
 	}
 	ld.s.origin[id] = origin
+	if d.inert != "" {
+		ld.inertAt[id] = where
+	}
 	return ""
+}
+
+// inertWarnings reports, once each in table order, the inert directives
+// given a value other than their default: what Tandem will not do.
+func (ld *loader) inertWarnings() []string {
+	var out []string
+	for id := range table {
+		where, ok := ld.inertAt[id]
+		d := &table[id]
+		if !ok || d.format(ld.s, id) == d.format(defaults, id) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("'%s' (%s) has no effect in Tandem: %s", d.name, where, d.inert))
+	}
+	return out
 }
 
 // file applies a configuration file (redis.conf syntax) and its includes.
@@ -325,11 +360,26 @@ func (ld *loader) include(path string, layer *layerState, origin Origin, depth i
 
 // openFailure words a file error as redis does.
 func openFailure(path string, err error) string {
+	return fmt.Sprintf("Fatal error, can't open config file '%s': %v", path, errnoText(err))
+}
+
+// strerror words a file error as C's strerror: "Permission denied".
+func strerror(err error) string {
+	t := errnoText(err).Error()
+	if t != "" && t[0] >= 'a' && t[0] <= 'z' {
+		t = string(t[0]-'a'+'A') + t[1:]
+	}
+	return t
+}
+
+// errnoText is the system error of a file operation without the
+// operation and path, as C's strerror gives it.
+func errnoText(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		err = pe.Err
+		return pe.Err
 	}
-	return fmt.Sprintf("Fatal error, can't open config file '%s': %v", path, err)
+	return err
 }
 
 // env applies one KEY=VALUE of the environment if KEY is TANDEM_<DIRECTIVE>.
@@ -350,7 +400,7 @@ func (ld *loader) env(kv string, layer *layerState) error {
 	}
 	id, _, known := lookup(name)
 	switch {
-	case !known && !ignoredDirectives[name] && unsupportedDirectives[name] == "":
+	case !known && !knownElsewhere(name):
 		ld.warnings = append(ld.warnings, fmt.Sprintf("ignoring environment variable %s: no directive '%s'", key, name))
 		return nil
 	case known && (id == dPort || id == dMemcachedPort) && strings.Contains(value, "://"):

@@ -197,6 +197,76 @@ func TestRedisDifferentialConfigSet(t *testing.T) {
 		{"active-expire-effort", "11"}, {"latency-monitor-threshold", "-1"}, {"dynamic-hz", "maybe"},
 		{"latency-tracking", "no"}, {"latency-tracking", "yes"}, {"stop-writes-on-bgsave-error", "x"},
 		{"rdbcompression", "no"}, {"rdbcompression", "yes"}, {"maxmemory", "0"},
+		// Redis 7.0's directives Tandem accepts with no effect, or refuses
+		// some values of: checked and shown as redis does.
+		{"activedefrag", "maybe"}, {"activedefrag", "yes"}, {"activedefrag", "no"},
+		{"active-defrag-cycle-min", "0"}, {"active-defrag-cycle-max", "100"}, {"active-defrag-cycle-max", "50"},
+		{"active-defrag-threshold-lower", "1001"}, {"active-defrag-ignore-bytes", "0"}, {"active-defrag-ignore-bytes", "1x"},
+		{"active-defrag-ignore-bytes", "200mb"}, {"active-defrag-max-scan-fields", "0"}, {"active-defrag-max-scan-fields", "5"},
+		{"activerehashing", "no"}, {"activerehashing", "yes"}, {"always-show-logo", "yes"}, {"set-proc-title", "no"},
+		{"proc-title-template", "{title}"}, {"proc-title-template", "{foo}"}, {"proc-title-template", "{title"},
+		{"proc-title-template", "{"}, {"proc-title-template", "   "}, {"proc-title-template", "{server-mode} {unixsocket}"},
+		{"proc-title-template", "{{"}, {"proc-title-template", "x}"}, {"proc-title-template", "{title} {port}"},
+		{"proc-title-template", "{config-file}"}, {"proc-title-template", "{title} {listen-addr} {server-mode}"},
+		{"appendfsync", "sometimes"}, {"appendfsync", "ALWAYS"}, {"appendfsync", "everysec"},
+		{"appendfilename", "x.aof"}, {"appenddirname", "d"}, {"no-appendfsync-on-rewrite", "yes"},
+		{"auto-aof-rewrite-percentage", "-1"}, {"auto-aof-rewrite-percentage", "50"}, {"auto-aof-rewrite-min-size", "1gb"},
+		{"auto-aof-rewrite-min-size", "-1"}, {"aof-load-truncated", "no"}, {"aof-use-rdb-preamble", "no"},
+		{"aof-timestamp-enabled", "yes"}, {"aof-rewrite-incremental-fsync", "no"}, {"aof-disable-auto-gc", "yes"},
+		{"server_cpulist", "0-3"}, {"bio_cpulist", "1"}, {"aof_rewrite_cpulist", "1"}, {"bgsave_cpulist", "1"},
+		{"bind-source-addr", "10.0.0.1"}, {"bind-source-addr", ""},
+		{"cluster-enabled", "yes"}, {"cluster-config-file", "x"}, {"cluster-port", "1"},
+		{"cluster-node-timeout", "-1"}, {"cluster-node-timeout", "5000"}, {"cluster-announce-ip", "10.0.0.1"},
+		{"cluster-announce-hostname", "bad_host"}, {"cluster-announce-hostname", strings.Repeat("h", 256)},
+		{"cluster-announce-hostname", "ok-host.example"}, {"cluster-announce-hostname", ""},
+		{"cluster-announce-port", "65536"}, {"cluster-announce-bus-port", "100"}, {"cluster-announce-tls-port", "-1"},
+		{"cluster-preferred-endpoint-type", "dns"}, {"cluster-preferred-endpoint-type", "hostname"},
+		{"cluster-require-full-coverage", "no"}, {"cluster-replica-no-failover", "yes"}, {"cluster-slave-no-failover", "no"},
+		{"cluster-replica-validity-factor", "3"}, {"cluster-slave-validity-factor", "-1"}, {"cluster-migration-barrier", "2"},
+		{"cluster-allow-replica-migration", "no"}, {"cluster-allow-reads-when-down", "yes"},
+		{"cluster-allow-pubsubshard-when-down", "no"}, {"cluster-link-sendbuf-limit", "1mb"}, {"cluster-link-sendbuf-limit", "-1"},
+		{"crash-log-enabled", "no"}, {"crash-memcheck-enabled", "no"}, {"disable-thp", "no"},
+		{"enable-module-command", "yes"}, {"hll-sparse-max-bytes", "-1"}, {"hll-sparse-max-bytes", "1k"},
+		{"hll-sparse-max-bytes", "3000"}, {"ignore-warnings", "ARM64-COW-BUG"}, {"io-threads-do-reads", "yes"},
+		{"jemalloc-bg-thread", "no"}, {"latency-tracking-info-percentiles", "50 99"},
+		{"latency-tracking-info-percentiles", "101"}, {"latency-tracking-info-percentiles", "-1"},
+		{"latency-tracking-info-percentiles", "abc"}, {"latency-tracking-info-percentiles", "1e1 0.5 99.99"},
+		{"latency-tracking-info-percentiles", " 50"}, {"latency-tracking-info-percentiles", "50 "},
+		{"latency-tracking-info-percentiles", ""}, {"latency-tracking-info-percentiles", "0.0000001 100"},
+		{"latency-tracking-info-percentiles", "50 99 99.9"},
+		{"masterauth", "secret"}, {"masteruser", "u"}, {"masterauth", ""},
+		{"maxmemory-clients", "10%"}, {"maxmemory-clients", "101%"}, {"maxmemory-clients", "100%"},
+		{"maxmemory-clients", "-5%"}, {"maxmemory-clients", "%"}, {"maxmemory-clients", "1gb"},
+		{"maxmemory-clients", "x"}, {"maxmemory-clients", "-1"}, {"maxmemory-clients", "0%"}, {"maxmemory-clients", "0"},
+		{"min-replicas-max-lag", "-1"}, {"min-slaves-max-lag", "5"}, {"min-replicas-to-write", "-1"},
+		{"min-replicas-to-write", "x"}, {"min-replicas-to-write", "0"},
+		{"oom-score-adj", "relative"}, {"oom-score-adj", "absolute"}, {"oom-score-adj", "maybe"}, {"oom-score-adj", "no"},
+		{"oom-score-adj-values", "1 2"}, {"oom-score-adj-values", "1 2 3 4"}, {"oom-score-adj-values", "0 200 2001"},
+		{"oom-score-adj-values", "-2000 +5  7"}, {"oom-score-adj-values", "a b c"}, {"oom-score-adj-values", "100 50 10"},
+		{"oom-score-adj-values", ""}, {"oom-score-adj-values", "0 200 800"},
+		{"propagation-error-behavior", "panic"}, {"propagation-error-behavior", "x"}, {"propagation-error-behavior", "ignore"},
+		{"rdb-del-sync-files", "yes"}, {"repl-backlog-size", "0"}, {"repl-backlog-size", "10mb"}, {"repl-backlog-ttl", "-1"},
+		{"repl-backlog-ttl", "60"}, {"repl-disable-tcp-nodelay", "yes"}, {"repl-diskless-load", "swapdb"},
+		{"repl-diskless-load", "always"}, {"repl-diskless-sync", "no"}, {"repl-diskless-sync-delay", "-1"},
+		{"repl-diskless-sync-max-replicas", "3"}, {"repl-ping-replica-period", "0"}, {"repl-ping-slave-period", "5"},
+		{"repl-timeout", "0"}, {"repl-timeout", "30"},
+		{"replica-announce-ip", "1.2.3.4"}, {"slave-announce-ip", ""}, {"replica-announce-port", "70000"},
+		{"slave-announce-port", "7000"}, {"replica-announced", "no"}, {"replica-ignore-disk-write-errors", "yes"},
+		{"replica-ignore-maxmemory", "no"}, {"slave-ignore-maxmemory", "yes"}, {"replica-lazy-flush", "yes"},
+		{"replica-priority", "-1"}, {"slave-priority", "10"}, {"replica-read-only", "no"}, {"slave-read-only", "yes"},
+		{"replica-serve-stale-data", "no"}, {"slave-serve-stale-data", "yes"},
+		{"replicaof", "no one"}, {"slaveof", "localhost 6379"},
+		{"sanitize-dump-payload", "clients"}, {"sanitize-dump-payload", "always"}, {"sanitize-dump-payload", "no"},
+		{"shutdown-on-sigint", "save now"}, {"shutdown-on-sigint", "now save"}, {"shutdown-on-sigint", "save nosave"},
+		{"shutdown-on-sigint", "default save"}, {"shutdown-on-sigint", "nosave force now"}, {"shutdown-on-sigint", "bogus"},
+		{"shutdown-on-sigint", ""}, {"shutdown-on-sigint", "save  now"}, {"shutdown-on-sigint", "DEFAULT"},
+		{"shutdown-on-sigterm", "force"}, {"shutdown-on-sigterm", "default"},
+		{"socket-mark-id", "1"}, {"stream-node-max-bytes", "1kb"}, {"stream-node-max-bytes", "-1"},
+		{"stream-node-max-entries", "-1"}, {"stream-node-max-entries", "50"}, {"supervised", "systemd"},
+		{"syslog-enabled", "yes"}, {"syslog-ident", "x"}, {"syslog-facility", "local1"},
+		{"tracking-table-max-keys", "-1"}, {"tracking-table-max-keys", "10"}, {"tracking-table-max-keys", "1000000"},
+		{"unixsocket", "/tmp/x.sock"}, {"unixsocketperm", "700"}, {"aclfile", "/tmp/users.acl"},
+		{"activedefrag", "yes", "hz", "x"},
 	}
 	for _, args := range cases {
 		want := setReply(rc.do(append([]string{"CONFIG", "SET"}, args...)...))
@@ -303,6 +373,16 @@ func TestRedisDifferentialStartup(t *testing.T) {
 		"  # comment\n\n   maxmemory-policy  foo  \n", "notify-keyspace-events X\n", "lua-time-limit x\n",
 		"requirepass \"a\"b\n", "hz -1\n", "dbfilename a/b\n", "save \"100 x\"\n", "include a b\n",
 		"list-max-ziplist-size 1.5\n", "timeout 05\n", "maxclients 0\n",
+		// Redis 7.0's directives that Tandem accepts with no effect.
+		"unixsocketperm 8\n", "unixsocketperm 1000\n", "unixsocketperm -1\n", "appendfilename a/b\n",
+		"appendfilename \"\"\n", "appenddirname a\\b\n", "proc-title-template \"{x}\"\n",
+		"shutdown-on-sigint save nosave\n", "shutdown-on-sigint foo\n", "shutdown-on-sigterm\n",
+		"oom-score-adj-values 1 2\n", "oom-score-adj-values \"1 2 x\"\n", "latency-tracking-info-percentiles 101\n",
+		"latency-tracking-info-percentiles 1 x\n", "replicaof a b\n", "replicaof a\n", "slaveof a 70000\n",
+		"maxmemory-clients 101%\n", "maxmemory-clients x\n", "syslog-facility foo\n", "supervised foo\n",
+		"repl-timeout 0\n", "socket-mark-id -1\n", "cluster-announce-hostname a_b\n", "oom-score-adj maybe\n",
+		"repl-backlog-size 0\n", "activedefrag yes\n", "list-max-ziplist-entries 1 2\n", "sentinel x\n",
+		"logfile /nonexistent/dir/x.log\n",
 	}
 	dir := t.TempDir()
 	for i, content := range files {
@@ -354,6 +434,9 @@ func redisFatal(out string) (text, reason string) {
 		if strings.HasPrefix(l, ">>> '") && i+1 < len(lines) {
 			return strings.TrimSuffix(strings.TrimPrefix(l, ">>> '"), "'"), lines[i+1]
 		}
+	}
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "*** FATAL CONFIG FILE ERROR") {
+		return "", lines[len(lines)-1] // a check of the whole configuration (logfile)
 	}
 	return "", out
 }
@@ -417,4 +500,54 @@ func (r *rand) intn(n int) int {
 	r.s ^= r.s >> 7
 	r.s ^= r.s << 17
 	return int(r.s % uint64(n))
+}
+
+// TestRedisDifferentialAllDirectives checks that CONFIG GET * names the
+// same directives as redis-server 7.0 (every name and alias), with
+// redis's defaults, but for Tandem's own directives and the defaults
+// Tandem deliberately differs on.
+func TestRedisDifferentialAllDirectives(t *testing.T) {
+	rc := startRedis(t)
+	v, err := rc.do("CONFIG", "GET", "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	redis := map[string]string{}
+	list, _ := v.([]any)
+	for i := 0; i+1 < len(list); i += 2 {
+		redis[fmt.Sprint(list[i])] = fmt.Sprint(list[i+1])
+	}
+	if len(redis) < 190 {
+		t.Fatalf("redis-server lists %d directives; is it 7.0?", len(redis))
+	}
+	c := mustLoad(t, []string{"--save", ""}, nil) // as startRedis runs redis
+	tandemOnly := map[string]bool{"memcached-port": true, "memcached-tls-port": true, "item-size-max": true,
+		"memcached-max-line": true, "memcached-max-pending-output": true, "memcached-enable-shutdown": true,
+		"memcached-disable-flush-all": true, "start-empty-on-bad-dump": true, "compression": true,
+		"compression-min-size": true, "compression-min-saving": true,
+		"set-max-listpack-entries": true, "set-max-listpack-value": true} // redis 7.2's
+	differs := map[string]bool{
+		"bind": true, "maxmemory-policy": true, // Tandem's defaults: 127.0.0.1, allkeys-s3fifo
+		"port": true, "dir": true, "logfile": true, // set by startRedis
+	}
+	tandem := map[string]string{}
+	for _, p := range c.Get("*") {
+		tandem[p[0]] = p[1]
+		rv, ok := redis[p[0]]
+		switch {
+		case tandemOnly[p[0]]:
+			if ok {
+				t.Errorf("%s is listed as Tandem's own, but redis has it", p[0])
+			}
+		case !ok:
+			t.Errorf("CONFIG GET *: tandem has %s, redis does not", p[0])
+		case rv != p[1] && !differs[p[0]]:
+			t.Errorf("CONFIG GET *: %s is %q in tandem, %q in redis", p[0], p[1], rv)
+		}
+	}
+	for name := range redis {
+		if _, ok := tandem[name]; !ok {
+			t.Errorf("CONFIG GET *: redis has %s, tandem does not", name)
+		}
+	}
 }

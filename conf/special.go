@@ -3,6 +3,8 @@ package conf
 import (
 	"strconv"
 	"strings"
+
+	"github.com/tandemkv/tandem/internal/num"
 )
 
 // layerState is what a start-up layer (the file with its includes, the
@@ -196,3 +198,71 @@ func getOutputBufferLimit(s *snapshot) string {
 	}
 	return b.String()
 }
+
+// oomCount is redis's CONFIG_OOM_COUNT: primary, replica, child process.
+const oomCount = 3
+
+// setOOMScoreAdjValues parses "oom-score-adj-values <primary> <replica>
+// <child>" as redis: three strtoll numbers within -2000..2000. Inert in
+// Tandem, so only its CONFIG GET form is kept.
+func setOOMScoreAdjValues(s *snapshot, args []string, _ *layerState) string {
+	if len(args) != oomCount {
+		return reasonWrongArgs
+	}
+	vals := make([]string, oomCount)
+	for i, a := range args {
+		n, ok := parseStrtoll(a)
+		if !ok || n < -2000 || n > 2000 {
+			return reasonOOMValues
+		}
+		vals[i] = strconv.FormatInt(n, 10)
+	}
+	s.str[dOOMScoreAdjValues] = strings.Join(vals, " ")
+	return ""
+}
+
+func getOOMScoreAdjValues(s *snapshot) string { return s.str[dOOMScoreAdjValues] }
+
+// setLatencyPercentiles parses latency-tracking-info-percentiles as
+// redis: doubles (string2d) within 0..100, "" alone for none; kept in
+// its CONFIG GET form ("%f" without trailing zeros).
+func setLatencyPercentiles(s *snapshot, args []string, _ *layerState) string {
+	if len(args) == 1 && args[0] == "" {
+		args = nil
+	}
+	vals := make([]string, len(args))
+	for i, a := range args {
+		f, ok := num.ParseFloat([]byte(a))
+		if !ok {
+			return reasonPercentiles
+		}
+		if f > 100 || f < 0 {
+			return reasonPercentilesRange
+		}
+		v := strconv.FormatFloat(f, 'f', 6, 64)
+		v = strings.TrimRight(v, "0")
+		vals[i] = strings.TrimSuffix(v, ".")
+	}
+	s.str[dLatencyTrackingInfoPercentiles] = strings.Join(vals, " ")
+	return ""
+}
+
+func getLatencyPercentiles(s *snapshot) string { return s.str[dLatencyTrackingInfoPercentiles] }
+
+// setReplicaOf parses "replicaof <host> <port>" as redis and refuses it:
+// only "replicaof no one" (the default) is accepted.
+func setReplicaOf(_ *snapshot, args []string, _ *layerState) string {
+	if len(args) != 2 {
+		return reasonWrongArgs
+	}
+	if strings.EqualFold(args[0], "no") && strings.EqualFold(args[1], "one") {
+		return ""
+	}
+	if port, ok := parseStrtoll(args[1]); !ok || port < 0 || port > 65535 {
+		return reasonMasterPort
+	}
+	return reasonReplicaOf
+}
+
+// getReplicaOf is always "": Tandem is never a replica.
+func getReplicaOf(*snapshot) string { return "" }

@@ -72,7 +72,13 @@ func parseInteger(s string) (int64, bool) {
 // the terminating NUL, which is how redis reads save rules and soft_seconds:
 // leading white space and a sign are allowed, and an empty string reads as 0
 // (strtoll consumes nothing and *end is already NUL). Overflow is refused.
-func parseStrtoll(s string) (int64, bool) {
+func parseStrtoll(s string) (int64, bool) { return strtollWhole(s, 10) }
+
+// parseOctal is strtoll(s, &end, 8) with the same checks, as redis reads
+// an OCTAL_CONFIG (unixsocketperm).
+func parseOctal(s string) (int64, bool) { return strtollWhole(s, 8) }
+
+func strtollWhole(s string, base int) (int64, bool) {
 	if s == "" {
 		return 0, true
 	}
@@ -86,11 +92,11 @@ func parseStrtoll(s string) (int64, bool) {
 		return 0, false
 	}
 	for i := 0; i < len(t); i++ {
-		if t[i] < '0' || t[i] > '9' {
+		if t[i] < '0' || t[i] >= '0'+byte(base) {
 			return 0, false
 		}
 	}
-	v, err := strconv.ParseUint(t, 10, 64)
+	v, err := strconv.ParseUint(t, base, 64)
 	if err != nil || v > math.MaxInt64 {
 		return 0, false
 	}
@@ -123,4 +129,18 @@ func HumanBytes(n int64) string {
 		return strconv.FormatInt(n, 10) + "B"
 	}
 	return strconv.FormatFloat(float64(n)/div, 'f', 2, 64) + suffix
+}
+
+// parsePercent parses redis's PERCENT_CONFIG form, "<n>%" with n a
+// string2ll integer >= 0, and returns -n (redis stores a percentage as a
+// negative number).
+func parsePercent(s string) (int64, bool) {
+	if len(s) < 2 || s[len(s)-1] != '%' {
+		return 0, false
+	}
+	n, ok := parseInteger(s[:len(s)-1])
+	if !ok || n < 0 {
+		return 0, false
+	}
+	return -n, true
 }

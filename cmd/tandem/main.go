@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/tandemkv/tandem/conf"
@@ -58,6 +59,14 @@ func run(args, environ []string) int {
 		log.Warn(w)
 	}
 	n := node.New(node.Options{Config: cfg, Logger: log, Version: version, Environ: environ})
+	if p := cfg.PidFile(); p != "" {
+		// As redis-server: best effort, removed at exit.
+		if err := os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			log.Warn("Failed to write PID file", "err", err)
+		} else {
+			defer os.Remove(p)
+		}
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	return n.Run(sigs)
