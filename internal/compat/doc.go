@@ -30,6 +30,9 @@
 //	scan_test.go           SCAN iterated to cursor 0, key sets compared
 //	crossproto_test.go     RESP and memcached share one keyspace (Tandem only)
 //	harness_unit_test.go   tests of the reader and the loosenings
+//	memcached_suite_test.go memcached 1.6.18's own t/*.t files (binary.t,
+//	                       binary-sasl.t, ...) run by perl against Tandem,
+//	                       through testdata/mcsuite/shim as memcached-debug
 //
 // Run it:
 //
