@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test Tandem has, after installing what they need: the real
-# redis-server 7.0 and memcached 1.6 the differential suite compares with.
+# redis-server 7.0 and memcached 1.6 the differential suite compares with,
+# and the memcached binary-protocol clients internal/compat runs
+# (clients_binary_test.go): pylibmc, Dalli, php-memcached, spymemcached
+# (Debian packages, with Cyrus SASL for memcached -S) and memjs (npm).
 #   scripts/test.sh            everything (what CI runs)
 #   FUZZTIME=60s scripts/test.sh   longer fuzzing (a duration or an input count like 500000x)
 set -euo pipefail
@@ -9,6 +12,12 @@ cd "$(dirname "$0")/.."
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
 command -v memcached >/dev/null || need+=(memcached)
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+for pkg in python3-pylibmc ruby ruby-dalli php-cli php-memcached libspymemcached-java sasl2-bin libsasl2-modules; do
+  installed "$pkg" || need+=("$pkg")
+done
+command -v javac >/dev/null || need+=(default-jdk-headless) # java runs the client's .java source
+command -v npm >/dev/null || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]}"
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -17,6 +26,15 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 redis-server --version
 memcached -V
+
+# memjs, pinned: internal/compat's memjsVersion must match. The test looks
+# in $COMPAT_MEMJS_DIR, by default where this puts it.
+memjs=1.3.2
+export COMPAT_MEMJS_DIR="${COMPAT_MEMJS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tandem-binclients}"
+if ! grep -qs "\"version\": \"$memjs\"" "$COMPAT_MEMJS_DIR/node_modules/memjs/package.json"; then
+  echo "== installing memjs@$memjs into $COMPAT_MEMJS_DIR"
+  npm install --prefix "$COMPAT_MEMJS_DIR" --no-audit --no-fund --silent "memjs@$memjs" >/dev/null
+fi
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

@@ -40,9 +40,9 @@ import (
 //
 // The script first runs against the real memcached 1.6 (-B binary, and -S
 // with a Cyrus sasldb holding default and alice), which checks the script's
-// expectations; then against Tandem (one started without a password, one
-// with --requirepass, alice and carol created on the Redis port). In
-// self-test mode only the memcached run happens.
+// expectations; then, in the same process, against Tandem (one started
+// without a password, one with --requirepass, alice and carol created on
+// the Redis port). In self-test mode only the memcached targets run.
 //
 // Every target's connections go through a recorder, so a failure shows the
 // decoded binary exchange that led to it.
@@ -127,21 +127,21 @@ func spymemcachedCommand(t *testing.T) ([]string, []string) {
 	java := lookPath(t, "java", "apt-get install default-jdk-headless")
 	// java runs the .java file itself (JEP 330), which needs the compiler.
 	lookPath(t, "javac", "apt-get install default-jdk-headless")
-	jar := os.Getenv("TANDEM_SPYMEMCACHED_JAR")
+	jar := os.Getenv("COMPAT_SPYMEMCACHED_JAR")
 	if jar == "" {
 		jar = "/usr/share/java/spymemcached.jar"
 	}
 	if _, err := os.Stat(jar); err != nil {
-		t.Fatalf("spymemcached jar %s: %v: apt-get install libspymemcached-java (scripts/test.sh does), or set TANDEM_SPYMEMCACHED_JAR; the test fails, it never skips", jar, err)
+		t.Fatalf("spymemcached jar %s: %v: apt-get install libspymemcached-java (scripts/test.sh does), or set COMPAT_SPYMEMCACHED_JAR; the test fails, it never skips", jar, err)
 	}
 	// C1 only: the program runs once, so the JIT's later tiers only cost start-up.
 	return []string{java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", jar, binScript("SpymemcachedClient.java")}, nil
 }
 
-// memjsDir is where scripts/test.sh installs memjs: $TANDEM_MEMJS_DIR, or
+// memjsDir is where scripts/test.sh installs memjs: $COMPAT_MEMJS_DIR, or
 // tandem-binclients in the user's cache directory.
 func memjsDir() string {
-	if d := os.Getenv("TANDEM_MEMJS_DIR"); d != "" {
+	if d := os.Getenv("COMPAT_MEMJS_DIR"); d != "" {
 		return d
 	}
 	cache, err := os.UserCacheDir()
@@ -270,38 +270,51 @@ func startTandemBinary(t *testing.T, dir string) []binTarget {
 	return binTargets(open.addrs[1], open.addrs[1], auth.addrs[1])
 }
 
+// binSide is the servers one script run is checked against.
+type binSide struct {
+	name    string // the subtest: "memcached", or sideName()
+	blame   string // who is wrong when a target fails
+	targets []binTarget
+}
+
 func TestBinaryClients(t *testing.T) {
 	dir := t.TempDir()
-	ref := startMemcachedBinary(t, dir)
-	var sut []binTarget
+	sides := []binSide{{"memcached", "memcached (the script is wrong)", startMemcachedBinary(t, dir)}}
 	if !selfTest {
-		sut = startTandemBinary(t, dir)
+		sides = append(sides, binSide{sideName(), sideName(), startTandemBinary(t, dir)})
 	}
 	for _, c := range binClients {
 		t.Run(c.name, func(t *testing.T) {
 			argv, env := c.command(t)
-			t.Run("memcached", func(t *testing.T) { runBinClient(t, argv, env, ref, "memcached (the script is wrong)") })
-			t.Run(sideName(), func(t *testing.T) {
-				mustNotSelfTest(t)
-				runBinClient(t, argv, env, sut, sideName())
-			})
+			runBinClient(t, argv, env, sides)
 		})
 	}
 }
 
-// runBinClient runs one script over every target, each behind a recorder,
-// and reports each target as a subtest.
-func runBinClient(t *testing.T, argv, env []string, targets []binTarget, side string) {
-	recs := make([]*binRecorder, len(targets))
+// runBinClient runs one script, one process for every side's targets
+// (memcached's first: the JVM's start alone costs more than a side), each
+// target behind a recorder, and reports each side and target as a subtest.
+func runBinClient(t *testing.T, argv, env []string, sides []binSide) {
+	type run struct {
+		side   binSide
+		target binTarget
+		name   string // as the script knows it: side/target
+		rec    *binRecorder
+	}
+	var runs []run
 	args := append([]string(nil), argv[1:]...)
-	for i, tg := range targets {
-		r, err := newBinRecorder(tg.addr)
-		if err != nil {
-			t.Fatal(err)
+	for _, side := range sides {
+		for _, tg := range side.targets {
+			r, err := newBinRecorder(tg.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.close()
+			named := tg
+			named.name = side.name + "/" + tg.name
+			runs = append(runs, run{side, tg, named.name, r})
+			args = append(args, named.spec(r.addr()))
 		}
-		defer r.close()
-		recs[i] = r
-		args = append(args, tg.spec(r.addr()))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), binClientTimeout)
 	defer cancel()
@@ -311,7 +324,7 @@ func runBinClient(t *testing.T, argv, env []string, targets []binTarget, side st
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	runErr := cmd.Run()
-	t.Logf("%s: %v for %d targets", filepath.Base(argv[len(argv)-1]), time.Since(start).Round(time.Millisecond), len(targets))
+	t.Logf("%s: %v for %d targets", filepath.Base(argv[len(argv)-1]), time.Since(start).Round(time.Millisecond), len(runs))
 
 	results := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(stdout.Bytes()))
@@ -322,19 +335,26 @@ func runBinClient(t *testing.T, argv, env []string, targets []binTarget, side st
 			results[name] = strings.TrimSpace(verdict + " " + detail)
 		}
 	}
-	for i, tg := range targets {
-		t.Run(tg.name, func(t *testing.T) {
-			res, ok := results[tg.name]
-			switch {
-			case !ok:
-				t.Errorf("%s: no result for this target (exit: %v)\nstdout:\n%s\nstderr (tail):\n%s", side, runErr, stdout.String(), tail(stderr.String(), 30))
-			case res != "ok":
-				t.Errorf("%s: %s\nexchange (%s, last packets):\n%s\nstderr (tail):\n%s", side, strings.TrimPrefix(res, "FAIL "), tg.spec(tg.addr), recs[i].transcript(60), tail(stderr.String(), 15))
+	for _, side := range sides {
+		t.Run(side.name, func(t *testing.T) {
+			for _, r := range runs {
+				if r.side.name != side.name {
+					continue
+				}
+				t.Run(r.target.name, func(t *testing.T) {
+					res, ok := results[r.name]
+					switch {
+					case !ok:
+						t.Errorf("%s: no result for this target (exit: %v)\nstdout:\n%s\nstderr (tail):\n%s", side.blame, runErr, stdout.String(), tail(stderr.String(), 30))
+					case res != "ok":
+						t.Errorf("%s: %s\nexchange (%s, last packets):\n%s\nstderr (tail):\n%s", side.blame, strings.TrimPrefix(res, "FAIL "), r.target.spec(r.target.addr), r.rec.transcript(60), tail(stderr.String(), 15))
+					}
+				})
 			}
 		})
 	}
-	if runErr != nil && len(results) == len(targets) && !strings.Contains(stdout.String(), "FAIL ") {
-		t.Errorf("%s: every target passed but the script exited with %v\nstderr:\n%s", side, runErr, tail(stderr.String(), 30))
+	if runErr != nil && len(results) == len(runs) && !strings.Contains(stdout.String(), "FAIL ") {
+		t.Errorf("every target passed but the script exited with %v\nstderr:\n%s", runErr, tail(stderr.String(), 30))
 	}
 }
 
@@ -547,7 +567,7 @@ func describeBinPacket(b []byte) (string, int) {
 		fmt.Fprintf(&sb, " extras=%x", body[:extLen])
 	}
 	if keyLen > 0 {
-		fmt.Fprintf(&sb, " key=%q", clipBytes(body[extLen:extLen+keyLen], 60))
+		fmt.Fprintf(&sb, " key=%s", clipBytes(body[extLen:extLen+keyLen], 60))
 	}
 	if v := body[extLen+keyLen:]; len(v) > 0 {
 		fmt.Fprintf(&sb, " value(%d)=%s", len(v), clipBytes(v, 40))

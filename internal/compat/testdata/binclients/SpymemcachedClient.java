@@ -17,6 +17,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import net.spy.memcached.AddrUtil;
 import net.spy.memcached.CASResponse;
@@ -26,6 +30,7 @@ import net.spy.memcached.FailureMode;
 import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.auth.AuthDescriptor;
 import net.spy.memcached.auth.PlainCallbackHandler;
+import net.spy.memcached.internal.OperationFuture;
 
 public class SpymemcachedClient {
     static final class Mismatch extends Exception {
@@ -57,7 +62,9 @@ public class SpymemcachedClient {
         ConnectionFactoryBuilder b = new ConnectionFactoryBuilder()
                 .setProtocol(ConnectionFactoryBuilder.Protocol.BINARY)
                 .setOpTimeout(opTimeoutMillis)
-                .setFailureMode(FailureMode.Cancel);
+                // Retry: an operation issued before the connection is up waits for it
+                // (Cancel would cancel it at once, as for a node that is down).
+                .setFailureMode(FailureMode.Retry);
         if (t.user() != null) {
             b.setAuthDescriptor(new AuthDescriptor(new String[] {"PLAIN"},
                     new PlainCallbackHandler(t.user(), t.password())));
@@ -184,17 +191,49 @@ public class SpymemcachedClient {
         expect("get_after_flush", mc.getBulk("k2", "n", "m3"), Map.of());
     }
 
-    // refused passes when the server does not let the client store: the
-    // set fails, or never completes (spymemcached retries a failed login
-    // and holds operations until it succeeds).
-    static void refused(MemcachedClient mc) throws Mismatch {
-        Boolean got;
-        try {
-            got = mc.set("k", 0, "v").get(1500, TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            return;
+    // authFailures counts the replies with status 0x20 ("Auth failure.")
+    // spymemcached has logged: a refused login is only visible in its log,
+    // since it retries the login and holds operations meanwhile.
+    static final AtomicInteger authFailures = new AtomicInteger();
+
+    static void watchAuthFailures() {
+        Logger root = Logger.getLogger("");
+        root.addHandler(new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                String msg = r.getMessage();
+                if (msg != null && msg.contains("Auth failure.")) {
+                    authFailures.incrementAndGet();
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        });
+    }
+
+    // refused passes when the server refuses with status 0x20: the set's
+    // own status without a login, the login's with wrong credentials (a
+    // timeout is not a refusal).
+    static void refused(MemcachedClient mc) throws Exception {
+        int before = authFailures.get();
+        OperationFuture<Boolean> set = mc.set("k", 0, "v");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (System.nanoTime() < deadline) {
+            if (authFailures.get() > before) return;
+            if (set.isDone()) {
+                String msg = set.getStatus().getMessage();
+                if (Boolean.TRUE.equals(set.getStatus().isSuccess())) throw new Mismatch("set without a valid login: stored, want an error");
+                if (msg != null && msg.contains("Auth failure")) return;
+                if (authFailures.get() > before) return;
+                throw new Mismatch("set without a valid login: status \"" + msg + "\", want Auth failure");
+            }
+            Thread.sleep(10);
         }
-        if (Boolean.TRUE.equals(got)) throw new Mismatch("set without a valid login: stored, want an error");
+        throw new Mismatch("set without a valid login: no authentication failure within 3 s");
     }
 
     public static void main(String[] args) {
@@ -202,6 +241,9 @@ public class SpymemcachedClient {
             System.err.println("usage: java -cp spymemcached.jar SpymemcachedClient.java NAME=[!][USER:PASS@]HOST:PORT...");
             System.exit(2);
         }
+        // spymemcached logs through java.util.logging, where refused logins are watched.
+        System.setProperty("net.spy.log.LoggerImpl", "net.spy.memcached.compat.log.SunLogger");
+        watchAuthFailures();
         boolean failed = false;
         for (String spec : args) {
             Target t = Target.parse(spec);
@@ -218,7 +260,8 @@ public class SpymemcachedClient {
                 failed = true;
                 System.out.println("FAIL " + t.name() + " " + op + ": raised " + e);
             } finally {
-                if (mc != null) mc.shutdown(1, TimeUnit.SECONDS);
+                // Every operation has been awaited; a refused one may be queued forever.
+                if (mc != null) mc.shutdown(200, TimeUnit.MILLISECONDS);
             }
             System.out.flush();
         }

@@ -161,11 +161,16 @@ rescue StandardError => e
   raise Mismatch, "#{$op}: raised #{e.class}: #{e.message}"
 end
 
+# The server must refuse with status 0x20: on the login itself ("Error
+# authenticating") or, without one, on the request (a timeout is not a
+# refusal).
 def refused(dc)
   got = dc.set('k', 'v')
   raise Mismatch, "set without a valid login: returned #{got.inspect}, want an error"
-rescue Dalli::DalliError, Dalli::RingError, Dalli::NetworkError
-  nil
+rescue Dalli::DalliError => e
+  return if e.message.start_with?('Response error 32:', 'Error authenticating: 0x20')
+
+  raise Mismatch, "set without a valid login: raised #{e.class}: #{e.message}, want status 0x20"
 end
 
 if ARGV.empty?

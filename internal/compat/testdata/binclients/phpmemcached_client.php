@@ -174,9 +174,12 @@ function session_suite($m, $host, $port, $user, $password, $name) {
     expect('session_destroyed', $m->get('memc.sess.key.' . $id), false);
 }
 
+// The server must refuse with status 0x20, which libmemcached reports as
+// an authentication failure (a timeout is not a refusal).
 function refused($m) {
     $got = $m->set('k', 'v');
     if ($got !== false) throw new Mismatch('set without a valid login: returned ' . show($got) . ', want false');
+    expect_code('set without a valid login', $m, Memcached::RES_AUTH_FAILURE);
 }
 
 if ($argc < 2) {
