@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -45,7 +46,8 @@ import (
 // the Redis port). In self-test mode only the memcached targets run.
 //
 // Every target's connections go through a recorder, so a failure shows the
-// decoded binary exchange that led to it.
+// decoded binary exchange that led to it (COMPAT_DUMP=1 with -v logs every
+// target's whole exchange).
 //
 // The clients are Debian packages and one npm package; scripts/test.sh
 // installs them all, and a missing one fails the test with the command
@@ -343,6 +345,9 @@ func runBinClient(t *testing.T, argv, env []string, sides []binSide) {
 				}
 				t.Run(r.target.name, func(t *testing.T) {
 					res, ok := results[r.name]
+					if dumpRefs {
+						t.Logf("exchange (%s):\n%s", r.target.spec(r.target.addr), r.rec.transcript(math.MaxInt))
+					}
 					switch {
 					case !ok:
 						t.Errorf("%s: no result for this target (exit: %v)\nstdout:\n%s\nstderr (tail):\n%s", side.blame, runErr, stdout.String(), tail(stderr.String(), 30))

@@ -33,6 +33,10 @@ import net.spy.memcached.auth.PlainCallbackHandler;
 import net.spy.memcached.internal.OperationFuture;
 
 public class SpymemcachedClient {
+    // An exptime memcached reads as a Unix time (over 30 days) that has
+    // passed: 1970-01-31.
+    static final int PAST = 30 * 24 * 3600 + 1;
+
     static final class Mismatch extends Exception {
         Mismatch(String msg) {
             super(msg);
@@ -144,6 +148,15 @@ public class SpymemcachedClient {
         CASValue<Object> gat = mc.getAndTouch("k1", 300);
         if (gat == null || !"v1c".equals(gat.getValue()) || gat.getCas() == 0) throw new Mismatch("getAndTouch: " + gat);
         expect("getAndTouch_missing", mc.getAndTouch("nokey", 300), null);
+
+        op = "expiry";
+        // Over 30 days an exptime is a Unix time: this one is long past, so
+        // the item is stored expired (no sleeping needed).
+        expect("set_expired", await(mc.set("exp", PAST, "v")), true);
+        expect("get_expired", mc.get("exp"), null);
+        expect("set_for_touch", await(mc.set("exp", 300, "v")), true);
+        expect("touch_to_past", await(mc.touch("exp", PAST)), true);
+        expect("get_touched_to_past", mc.get("exp"), null);
 
         op = "typed_values";
         // The serializing transcoder keeps the Java type (and compression) in the flags.

@@ -16,6 +16,10 @@ const memjs = require('memjs');
 
 class Mismatch extends Error {}
 
+// An exptime memcached reads as a Unix time (over 30 days) that has
+// passed: 1970-01-31.
+const PAST = 30 * 24 * 3600 + 1;
+
 function parseTarget(spec) {
   const eq = spec.indexOf('=');
   const name = spec.slice(0, eq);
@@ -149,6 +153,15 @@ async function suite(mc) {
     op = 'touch';
     expect('touch', await mc.touch('k1', 300), true);
     expect('touch_missing', await mc.touch('nokey', 300), false);
+
+    op = 'expiry';
+    // Over 30 days an exptime is a Unix time: this one is long past, so
+    // the item is stored expired (no sleeping needed).
+    expect('set_expired', await mc.set('exp', 'v', { expires: PAST }), true);
+    expect('get_expired', await str(mc.get('exp')), null);
+    expect('set_for_touch', await mc.set('exp', 'v', { expires: 300 }), true);
+    expect('touch_to_past', await mc.touch('exp', PAST), true);
+    expect('get_touched_to_past', await str(mc.get('exp')), null);
 
     op = 'typed_values';
     expect('set_json', await mc.set('obj', { a: [1, 2] }), true);

@@ -14,6 +14,10 @@
 
 final class Mismatch extends Exception {}
 
+// An exptime memcached reads as a Unix time (over 30 days) that has
+// passed: 1970-01-31.
+const PAST = 30 * 24 * 3600 + 1;
+
 function out($line) { fwrite(STDOUT, $line . "\n"); }
 
 function parse_target($spec) {
@@ -108,6 +112,14 @@ function suite($m, $host, $port, $user, $password, $name) {
     expect('touch', $m->touch('k1', 300), true);
     expect('touch_missing', $m->touch('nokey', 300), false);
     expect_code('touch_missing', $m, Memcached::RES_NOTFOUND);
+
+    // Over 30 days an exptime is a Unix time: this one is long past, so
+    // the item is stored expired (no sleeping needed).
+    expect('set_expired', $m->set('exp', 'v', PAST), true);
+    expect('get_expired', $m->get('exp'), false);
+    expect('set_for_touch', $m->set('exp', 'v', 300), true);
+    expect('touch_to_past', $m->touch('exp', PAST), true);
+    expect('get_touched_to_past', $m->get('exp'), false);
 
     // php-memcached keeps the PHP type (and compression) in the item's flags.
     expect('set_int', $m->set('int', 42), true);

@@ -13,6 +13,11 @@ import sys
 import pylibmc
 
 
+# PAST is an exptime memcached reads as a Unix time (over 30 days) that
+# has passed: 1970-01-31.
+PAST = 30 * 24 * 3600 + 1
+
+
 class Mismatch(Exception):
     pass
 
@@ -117,6 +122,15 @@ def suite(mc):
         at("touch")
         expect("touch", mc.touch("k1", 300), True)
         expect("touch_missing", mc.touch("nokey", 300), False)
+
+        at("expiry")
+        # Over 30 days an exptime is a Unix time: this one is long past,
+        # so the item is stored expired (no sleeping needed).
+        expect("set_expired", mc.set("exp", b"v", time=PAST), True)
+        expect("get_expired", mc.get("exp"), None)
+        expect("set_for_touch", mc.set("exp", b"v", time=300), True)
+        expect("touch_to_past", mc.touch("exp", PAST), True)
+        expect("get_touched_to_past", mc.get("exp"), None)
 
         at("typed_values")
         # pylibmc keeps the Python type in the item's flags.
