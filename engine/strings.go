@@ -126,6 +126,11 @@ func (d DB) setLocked(k keyAt, key, value []byte, o SetOptions) (SetResult, erro
 			d.e.removeKey(s, slot, h)
 		}
 		res.Stored, res.Expired = true, true
+		if d.TrackCAS {
+			// memcached gives the item its unique before it is found
+			// expired: a store reply shows it.
+			res.CAS = d.e.nextCAS()
+		}
 		return res, nil
 	}
 	if d.e.overLimit() {
