@@ -209,6 +209,10 @@ func (c *Config) ZsetMaxListpackValue() int { return int(c.load().num[dZsetMaxLi
 // 4kb..64kb.
 func (c *Config) ListMaxListpackSize() int { return int(c.load().num[dListMaxListpackSize]) }
 
+// HLLSparseMaxBytes is the largest sparse HyperLogLog: one that would
+// grow past it turns dense, as in Redis (the HLL's bytes are Redis's).
+func (c *Config) HLLSparseMaxBytes() int { return int(c.load().num[dHLLSparseMaxBytes]) }
+
 // ListCompressDepth is how many quicklist nodes at each end stay uncompressed; 0 disables.
 func (c *Config) ListCompressDepth() int { return int(c.load().num[dListCompressDepth]) }
 

@@ -19,11 +19,6 @@ func hllCommands() []*Command {
 	}
 }
 
-// hllSparseMaxBytes is hll-sparse-max-bytes. conf accepts and ignores the
-// directive (it is tuning of Redis's machinery), so Tandem uses Redis's
-// default, which is also what keeps its HLL bytes identical to Redis's.
-const hllSparseMaxBytes = engine.HLLSparseMaxBytes
-
 // hllError replies an engine error of the HyperLogLog commands.
 func (c *Client) hllError(err error) {
 	switch err {
@@ -39,7 +34,7 @@ func (c *Client) hllError(err error) {
 // cmdPFAdd is PFADD key [element ...]: 1 when the HLL changed (or was
 // created), else 0.
 func cmdPFAdd(c *Client, args [][]byte) {
-	changed, err := c.db.PFAdd(args[1], args[2:], hllSparseMaxBytes)
+	changed, err := c.db.PFAdd(args[1], args[2:], c.fe.cfg.HLLSparseMaxBytes())
 	if err == nil && changed {
 		c.notify(evString, "pfadd", args[1])
 	}
@@ -70,7 +65,7 @@ func cmdPFCount(c *Client, args [][]byte) {
 // cmdPFMerge is PFMERGE destkey [sourcekey ...]: destkey becomes the union
 // of itself and the sources.
 func cmdPFMerge(c *Client, args [][]byte) {
-	if err := c.db.PFMerge(args[1], args[2:], hllSparseMaxBytes); err != nil {
+	if err := c.db.PFMerge(args[1], args[2:], c.fe.cfg.HLLSparseMaxBytes()); err != nil {
 		c.hllError(err)
 		return
 	}
