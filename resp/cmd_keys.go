@@ -140,7 +140,9 @@ func cmdPexpiretime(c *Client, args [][]byte) { ttlGeneric(c, args[1], true, tru
 // ttlGeneric is Redis's ttlGenericCommand: -2 for a missing key, -1 for no
 // expiry, else the time left (or the absolute time with abs), in ms or
 // rounded to the nearest second as (ms+500)/1000, which rounds EXPIRETIME
-// too.
+// too. The sum is unsigned, as redis-server's compiled code does it (the
+// time is never negative there): an expiry near 2^63 ms rounds up to
+// 9223372036854776, not round a wrapped, negative sum.
 func ttlGeneric(c *Client, key []byte, ms, abs bool) {
 	info, ok := c.db.Info(key)
 	c.countLookup(ok)
@@ -157,7 +159,7 @@ func ttlGeneric(c *Client, key []byte, ms, abs bool) {
 		t = max(t-c.nowMs(), 0)
 	}
 	if !ms {
-		t = (t + 500) / 1000
+		t = int64((uint64(t) + 500) / 1000)
 	}
 	c.w.Int(t)
 }
