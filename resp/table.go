@@ -8,7 +8,7 @@ func commandFamilies() [][]*Command {
 		connectionCommands(),
 		serverCommands(),
 		stringCommands(),
-		keyCommands(),
+		keyCommands(), dumpCommands(),
 		listCommands(),
 		zsetCommands(),
 		hashCommands(),
