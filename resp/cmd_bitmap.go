@@ -117,6 +117,10 @@ func cmdBitCount(c *Client, args [][]byte) {
 		if r.Start, r.End, ok = c.rangeArgs(args[2], args[3]); !ok {
 			return
 		}
+		if r.Start < 0 && r.End < 0 && r.Start > r.End {
+			c.w.Int(0) // empty whatever the unit: Redis answers before reading it
+			return
+		}
 		if len(args) == 5 {
 			if r.Bit, ok = c.bitUnitArg(args[4]); !ok {
 				return
