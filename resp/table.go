@@ -11,6 +11,7 @@ func commandFamilies() [][]*Command {
 		keyCommands(), dumpCommands(),
 		listCommands(),
 		zsetCommands(),
+		geoCommands(),
 		hashCommands(),
 		setCommands(),
 		bitmapCommands(), hllCommands(),
