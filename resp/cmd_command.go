@@ -121,7 +121,10 @@ func (c *Client) writeCommandInfo(cmd *Command) {
 	for _, cat := range cats {
 		w.Status(cat)
 	}
-	w.Set(0) // tips
+	w.Set(len(cmd.Tips))
+	for _, tip := range cmd.Tips {
+		w.BulkString(tip)
+	}
 	if cmd.FirstKey == 0 {
 		w.Set(0)
 	} else {
@@ -146,6 +149,13 @@ func (c *Client) writeCommandInfo(cmd *Command) {
 // gets one spec, with its first key's flags (Redis declares keynum or
 // unknown specs the table does not hold).
 func (c *Client) writeKeySpecs(cmd *Command) {
+	if len(cmd.KeySpecs) > 0 {
+		c.w.Set(len(cmd.KeySpecs))
+		for _, ks := range cmd.KeySpecs {
+			c.writeKeySpecOf(ks)
+		}
+		return
+	}
 	flags := cmd.specKeyFlags()
 	if cmd.Keys != nil {
 		flags = flags[:1]
@@ -164,12 +174,32 @@ func (c *Client) writeKeySpecs(cmd *Command) {
 	}
 }
 
+// KeySpec is one key spec of COMMAND INFO, declared (Command.KeySpecs):
+// its flags, a begin_search by Index or, when Keyword is set, by that
+// keyword searched for from StartFrom (negative: from the end), and a
+// range find_keys (LastKey relative to the first key; negative: from the
+// end).
+type KeySpec struct {
+	Flags     KeyFlag
+	Index     int
+	Keyword   string
+	StartFrom int
+	LastKey   int
+	KeyStep   int
+	Limit     int
+}
+
 // writeKeySpec writes one index/range key spec.
 func (c *Client) writeKeySpec(f KeyFlag, first, last, step int) {
+	c.writeKeySpecOf(KeySpec{Flags: f, Index: first, LastKey: last, KeyStep: step})
+}
+
+// writeKeySpecOf writes one key spec.
+func (c *Client) writeKeySpecOf(ks KeySpec) {
 	w := &c.w
 	w.Map(3)
 	w.BulkString("flags")
-	names := f.Names()
+	names := ks.Flags.Names()
 	w.Set(len(names))
 	for _, n := range names {
 		w.Status(n)
@@ -177,11 +207,22 @@ func (c *Client) writeKeySpec(f KeyFlag, first, last, step int) {
 	w.BulkString("begin_search")
 	w.Map(2)
 	w.BulkString("type")
-	w.BulkString("index")
-	w.BulkString("spec")
-	w.Map(1)
-	w.BulkString("index")
-	w.Int(int64(first))
+	if ks.Keyword != "" {
+		w.BulkString("keyword")
+		w.BulkString("spec")
+		w.Map(2)
+		w.BulkString("keyword")
+		w.BulkString(ks.Keyword)
+		w.BulkString("startfrom")
+		w.Int(int64(ks.StartFrom))
+	} else {
+		w.BulkString("index")
+		w.BulkString("spec")
+		w.Map(1)
+		w.BulkString("index")
+		w.Int(int64(ks.Index))
+	}
+	last, step := ks.LastKey, ks.KeyStep
 	w.BulkString("find_keys")
 	w.Map(2)
 	w.BulkString("type")
@@ -193,7 +234,7 @@ func (c *Client) writeKeySpec(f KeyFlag, first, last, step int) {
 	w.BulkString("keystep")
 	w.Int(int64(step))
 	w.BulkString("limit")
-	w.Int(0)
+	w.Int(int64(ks.Limit))
 }
 
 // cmdCommandDocs is COMMAND DOCS [name ...]: a map of name to docs,

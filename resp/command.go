@@ -31,6 +31,7 @@ const (
 	FlagAllowBusy       // allowed while a script runs
 	FlagNoAsyncLoading  // not allowed while loading asynchronously
 	FlagNoMandatoryKeys // may take no key although it declares key positions
+	FlagAsking          // allowed on a cluster node importing the slot (RESTORE-ASKING)
 )
 
 // flagOrder lists the flags in the order Redis's COMMAND INFO prints them,
@@ -41,7 +42,7 @@ var flagOrder = []struct {
 }{
 	{FlagWrite, "write"}, {FlagReadonly, "readonly"}, {FlagDenyOOM, "denyoom"}, {FlagAdmin, "admin"},
 	{FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"}, {FlagBlocking, "blocking"}, {FlagLoading, "loading"},
-	{FlagStale, "stale"}, {FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"},
+	{FlagStale, "stale"}, {FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"}, {FlagAsking, "asking"},
 	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagMayReplicate, "may_replicate"},
 	{FlagNoMandatoryKeys, "no_mandatory_keys"}, {FlagNoAsyncLoading, "no_async_loading"},
 	{FlagNoMulti, "no_multi"}, {FlagAllowBusy, "allow_busy"},
@@ -115,7 +116,13 @@ type Command struct {
 	// them from the arguments instead (SET with or without GET).
 	KeyFlags    []KeyFlag
 	VarKeyFlags func(args [][]byte, keys []int) []KeyFlag
-	Group       string // Redis's doc group: "string", "generic", "connection", "server"
+	// KeySpecs, when set, are the key specs COMMAND INFO prints, for a
+	// command whose specs the first/last/step triple cannot say
+	// (MIGRATE's KEYS keyword); nil derives them from it.
+	KeySpecs []KeySpec
+	// Tips are Redis's command tips ("nondeterministic_output"…).
+	Tips  []string
+	Group string // Redis's doc group: "string", "generic", "connection", "server"
 	// ACL lists categories Redis assigns explicitly, beyond those derived
 	// from Flags and Group (e.g. "@keyspace" on DBSIZE, "@dangerous" on
 	// INFO); "-@x" removes one they imply that Redis does not give.
