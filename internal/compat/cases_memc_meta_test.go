@@ -103,4 +103,7 @@ var memcMetaCases = []memcCase{
 	{name: "me no key", send: ln("me")},
 	{name: "meta and text interleaved", send: ln("set k 1 0 1", "a", "mg k v f", "ms k 1 F2", "b", "get k", "md k", "get k")},
 	{name: "meta unknown command", send: ln("mz k", "m", "mgk")},
+	// A store that expires at once still answers the unique its item took.
+	{name: "ms cas with a past ttl", send: ln("ms k 3 c T-1", "abc", "mg k c v", "ms k 3 c T1", "abc", "ms j 1 c I T-1", "x")},
+	{name: "mg vivify with a past ttl", send: ln("mg k c N30 T-1", "mg k c v", "mg k c N30 T-1 v", "set j 0 0 1", "x", "mg j c N30 T-1", "mg j v")},
 }
