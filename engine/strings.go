@@ -423,7 +423,8 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (IncrR
 // optional leading white space and sign, decimal digits, then white space
 // or the end; a value that would be negative as int64 must carry no '-'.
 // Like safe_strtoull it looks only at the byte after the digits: memcached
-// 1.6 increments "12 abc" to 13.
+// 1.6 increments "12 abc" to 13, and " 5\x00\xffbin" to 6, as strtoull
+// reads a C string, which ends at a NUL byte.
 func parseMemcachedUint(b []byte) (uint64, bool) {
 	i := 0
 	for i < len(b) && isSpace(b[i]) {
@@ -447,7 +448,7 @@ func parseMemcachedUint(b []byte) (uint64, bool) {
 	if i == start {
 		return 0, false
 	}
-	if i < len(b) && !isSpace(b[i]) {
+	if i < len(b) && !isSpace(b[i]) && b[i] != 0 {
 		return 0, false
 	}
 	if neg {

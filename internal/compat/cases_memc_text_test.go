@@ -92,6 +92,8 @@ var memcTextCases = []memcCase{
 	{name: "incr huge delta invalid", send: ln("set n 0 0 1", "3", "incr n 18446744073709551616", "incr n abc", "incr n -1", "decr n 1.5", "get n")},
 	{name: "incr leading space value", send: ln("set n 0 0 2", " 1", "incr n 1", "get n")},
 	{name: "incr trailing space value", send: ln("set n 0 0 2", "1 ", "incr n 1", "get n")},
+	{name: "incr value digits end at a NUL", send: ln("set n 0 0 7", " 5\x00\xffbin", "incr n 5", "get n", "set m 0 0 3", "5\x00x", "decr m 1",
+		"set z 0 0 2", "\x005", "incr z 1", "set s 0 0 3", "-\x001", "incr s 1", "ms v 3", "7\x00a", "ma v v")},
 	{name: "incr value too big", send: ln("set n 0 0 21", "123456789012345678901", "incr n 1", "set m 0 0 20", "18446744073709551616", "incr m 1")},
 	{name: "incr empty value", send: ln("set n 0 0 0", "", "incr n 1")},
 	{name: "incr keeps flags", send: ln("set n 77 0 1", "1", "incr n 1", "get n")},
