@@ -47,6 +47,10 @@ type RestoreOptions struct {
 	// neither. The other is ignored, as in Redis.
 	IdleSeconds int64
 	Freq        int
+	// IntsetWidth, for a set that is an intset once restored, is its
+	// bytes per member (2, 4 or 8) when wider than its members need:
+	// Redis restores an intset payload as it is, and never narrows one.
+	IntsetWidth int
 }
 
 // RestoreResult says what RestoreKey did.
@@ -76,6 +80,9 @@ func (d DB) RestoreKey(it *SnapItem, o RestoreOptions) (RestoreResult, error) {
 		a = l
 	case TypeSet:
 		sv := newSetValue().(*setValue)
+		if w := o.IntsetWidth; w == 2 || w == 4 || w == 8 {
+			sv.ints.width = uint8(w)
+		}
 		for _, m := range it.Elems {
 			sv.add(m, o.Limits.Set)
 		}

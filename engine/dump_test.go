@@ -106,6 +106,19 @@ func TestRestoreKey(t *testing.T) {
 	if info, _ := d.Info([]byte("s")); info.Freq != 200 || info.Encoding != EncHashtable {
 		t.Fatalf("restored set: freq %d, encoding %v", info.Freq, info.Encoding)
 	}
+	// An intset keeps the width its payload had.
+	wide := noIdle
+	wide.IntsetWidth = 8
+	ints := &SnapItem{Key: []byte("i"), Type: TypeSet, Elems: [][]byte{[]byte("2"), []byte("1")}}
+	if _, err := d.RestoreKey(ints, wide); err != nil {
+		t.Fatal(err)
+	}
+	if _, info, _ := dumpOf(t, d, "i"); info.Encoding != EncIntset || info.IntsetWidth != 8 {
+		t.Fatalf("restored intset: %+v", info)
+	}
+	if n, _ := d.SCard([]byte("i")); n != 2 {
+		t.Fatalf("restored intset has %d members", n)
+	}
 	checkInvariants(t, e)
 }
 

@@ -214,7 +214,7 @@ func cmdRestore(c *Client, args [][]byte) {
 	}
 	it := snapItemOf(key, v, ttl)
 	res, err := c.db.RestoreKey(it, engine.RestoreOptions{Replace: o.replace, Limits: services.EncodingLimits(c.fe.cfg),
-		IdleSeconds: o.idle, Freq: int(o.freq)})
+		IdleSeconds: o.idle, Freq: int(o.freq), IntsetWidth: v.IntsetWidth})
 	switch {
 	case err == engine.ErrBusyKey:
 		c.w.Error(ErrBusyKey)

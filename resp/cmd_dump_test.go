@@ -85,7 +85,8 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 	tc := env.client()
 	tc.do("SET", "s", "value")
 	tc.do("RPUSH", "l", "a", "b", "3")
-	tc.do("SADD", "i", "3", "1", "2")
+	tc.do("SADD", "i", "3", "1", "2", "1099511627776")
+	tc.do("SREM", "i", "1099511627776") // an intset of width 8 stays one
 	tc.do("SADD", "set", "x", "y", "z")
 	tc.do("HSET", "h", "f", "v", "g", "w")
 	tc.do("ZADD", "z", "1", "a", "2.5", "b")
@@ -105,6 +106,9 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 		}
 		if got := tc.do("OBJECT", "ENCODING", key+"-copy"); got != enc {
 			t.Errorf("%s: restored encoding %q, want %q", key, got, enc)
+		}
+		if got := tc.dumpOf(key + "-copy"); got != p {
+			t.Errorf("%s: the restored key dumps as %q, not %q", key, got, p)
 		}
 		tc.expect("-"+ErrBusyKey+"\r\n", "RESTORE", key+"-copy", "0", p)
 		tc.expect("+OK\r\n", "RESTORE", "s", "0", p, "REPLACE")

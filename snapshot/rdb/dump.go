@@ -355,7 +355,7 @@ func (r *Reader) dumpValue() (v *Value, err error) {
 		r.failf(0, "%s", err)
 	}
 	v = &Value{Type: rec.Type, Encoding: encodingOf(t), Str: rec.Str, Elems: rec.Elems,
-		Fields: rec.Fields, Values: rec.Values, Members: rec.Members}
+		Fields: rec.Fields, Values: rec.Values, Members: rec.Members, IntsetWidth: rec.IntsetWidth}
 	return v, nil
 }
 

@@ -49,7 +49,14 @@ func FuzzDecodeDump(f *testing.F) {
 		}
 		sortMembers(v.Members)
 		sortMembers(back.Members)
-		back.Encoding, back.IntsetWidth = v.Encoding, v.IntsetWidth
+		back.Encoding = v.Encoding
+		if v.Encoding != EncodingIntset {
+			v.IntsetWidth, back.IntsetWidth = 0, 0
+		} else if back.IntsetWidth != v.IntsetWidth {
+			// An intset encoded again takes the width the payload said,
+			// or the narrowest when the encoding fell back to plain.
+			back.IntsetWidth = v.IntsetWidth
+		}
 		if v.Type == List || v.Encoding == EncodingDefault && v.Type != String {
 			back.Encoding = v.Encoding
 		}

@@ -472,6 +472,7 @@ func (r *Reader) readValue(rec *Record, typeOff int64, t byte) bool {
 		elems, err := decodeIntset(blob)
 		r.blobCheck(err, off, typeOff, what, "intset")
 		rec.Elems = elems
+		rec.IntsetWidth = int(blob[0]) // decodeIntset checked it: 2, 4 or 8
 	case rtSetListpack:
 		rec.Type = Set
 		blob, off := r.readString(what)

@@ -96,6 +96,9 @@ type Record struct {
 	Fields  [][]byte // Hash
 	Values  [][]byte // Hash, Values[i] belongs to Fields[i]
 	Members []Member // ZSet
+	// IntsetWidth is an RDB_TYPE_SET_INTSET blob's bytes per member (2,
+	// 4 or 8); 0 for other values.
+	IntsetWidth int
 
 	// KindAux.
 	AuxKey, AuxValue []byte
