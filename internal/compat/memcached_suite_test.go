@@ -54,6 +54,7 @@ var mcSuiteFiles = []string{
 	"binary.t",      // every binary opcode but SASL, quiet forms, stats, big values, buffer edges
 	"binary-sasl.t", // SASL PLAIN against -S (requirepass)
 	"issue_50.t",    // -B binary and a connection that does not speak it
+	"issue_192.t",   // a binary AddQ whose body length underflows: the server lives on
 	"binary-get.t",  // text get of values with NUL, CR and LF bytes
 	"getandtouch.t", // gat, gats
 	"flush-all.t",   // flush_all now, delayed, -F

@@ -197,7 +197,11 @@ func tandemArgs(args []string) ([]string, error) {
 		case 'c':
 			d["maxclients"] = val
 		case 'I':
-			d["item-size-max"] = val
+			n, err := memcachedSize(val)
+			if err != nil {
+				return nil, err
+			}
+			d["item-size-max"] = strconv.FormatInt(n, 10)
 		case 'b':
 			d["tcp-backlog"] = val
 		case 'A':
@@ -240,6 +244,31 @@ func tandemArgs(args []string) ([]string, error) {
 		argv = append(argv, "--"+k, v)
 	}
 	return argv, nil
+}
+
+// memcachedSize reads -I as memcached does: a number of bytes, or of
+// kilobytes, megabytes or gigabytes with k, m or g (powers of 1024, where
+// Tandem's directives, like redis.conf, read "512k" as 512000).
+func memcachedSize(arg string) (int64, error) {
+	s, shift := arg, 0
+	if s != "" {
+		switch s[len(s)-1] {
+		case 'k', 'K':
+			shift = 10
+		case 'm', 'M':
+			shift = 20
+		case 'g', 'G':
+			shift = 30
+		}
+	}
+	if shift > 0 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid -I %q", arg)
+	}
+	return n << shift, nil
 }
 
 func freePort() (int, error) {
