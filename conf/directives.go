@@ -102,6 +102,7 @@ const (
 	dMemcachedMaxPendingOutput
 	dMemcachedEnableShutdown
 	dMemcachedDisableFlushAll
+	dMemcachedBindingProtocol
 	dStartEmptyOnBadDump
 	dCompression
 	dCompressionMinSize
@@ -323,6 +324,9 @@ var table = [numDirectives]directive{
 	dMemcachedMaxPendingOutput: {name: "memcached-max-pending-output", kind: kindMemory, flags: mutable, def: "4mb", min: 0, max: longMax},
 	dMemcachedEnableShutdown:   {name: "memcached-enable-shutdown", kind: kindBool, def: "no"},   // memcached -A
 	dMemcachedDisableFlushAll:  {name: "memcached-disable-flush-all", kind: kindBool, def: "no"}, // memcached -F
+	// memcached -B: which protocols the memcached port speaks, decided per
+	// connection by its first byte under auto; applies to new connections.
+	dMemcachedBindingProtocol: {name: "memcached-binding-protocol", kind: kindEnum, flags: mutable, def: "auto", enum: bindingProtocolNames},
 	// A dump that cannot be loaded refuses start-up unless this says to
 	// set it aside and start empty.
 	dStartEmptyOnBadDump: {name: "start-empty-on-bad-dump", kind: kindBool, def: "no"},

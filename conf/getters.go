@@ -154,6 +154,11 @@ func (c *Config) MemcachedEnableShutdown() bool {
 	return c.load().num[dMemcachedEnableShutdown] != 0
 }
 
+// MemcachedBindingProtocol is what the memcached port speaks (memcached -B).
+func (c *Config) MemcachedBindingProtocol() BindingProtocol {
+	return BindingProtocol(c.load().num[dMemcachedBindingProtocol])
+}
+
 // MemcachedDisableFlushAll refuses memcached's flush_all (memcached -F).
 func (c *Config) MemcachedDisableFlushAll() bool {
 	return c.load().num[dMemcachedDisableFlushAll] != 0

@@ -91,6 +91,20 @@ var compressionNames = []string{"none", "s2", "zstd"}
 
 func (c Compression) String() string { return enumName(compressionNames, int(c)) }
 
+// BindingProtocol is what the memcached port speaks (memcached -B).
+type BindingProtocol int
+
+// Binding protocols.
+const (
+	BindAuto   BindingProtocol = iota // text or binary, by a connection's first byte
+	BindASCII                         // text and meta only
+	BindBinary                        // binary only
+)
+
+var bindingProtocolNames = []string{"auto", "ascii", "binary"}
+
+func (b BindingProtocol) String() string { return enumName(bindingProtocolNames, int(b)) }
+
 // ProtectedAction is the value of enable-debug-command and
 // enable-protected-configs: never, always, or only for local clients
 // (loopback or unix socket).

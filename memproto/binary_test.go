@@ -335,3 +335,24 @@ func TestBinaryAndTextConnectionsSideBySide(t *testing.T) {
 		t.Fatalf("text on a binary connection: %q closed=%v", out, bin.closed)
 	}
 }
+
+func TestBindingProtocol(t *testing.T) {
+	get := binFrameSpec{opcode: opcGet, key: "k"}.bytes()
+	// binary: text is a bad magic once a header's worth has come.
+	c := newTestEnv(t, "--memcached-binding-protocol", "binary").client()
+	if out := c.send("version\r\nversion\r\nversion\r\n"); out != "" || !c.closed {
+		t.Fatalf("text under binary: %q closed=%v", out, c.closed)
+	}
+	if rs := parseBinResps(t, newTestEnv(t, "--memcached-binding-protocol", "binary").client().send(get)); len(rs) != 1 || rs[0].status != binKeyNotFound {
+		t.Fatalf("binary under binary: %+v", rs)
+	}
+	// ascii: a binary header is a text line like any other.
+	c = newTestEnv(t, "--memcached-binding-protocol", "ascii").client()
+	if out := c.send(get + "\r\nversion\r\n"); !strings.HasPrefix(out, "ERROR\r\n") || !strings.Contains(out, "VERSION ") {
+		t.Fatalf("binary under ascii: %q", out)
+	}
+	env := newTestEnv(t, "--memcached-binding-protocol", "ascii")
+	if out := env.client().send("stats settings\r\n"); !strings.Contains(out, "STAT binding_protocol ascii\r\n") {
+		t.Fatalf("stats settings under ascii: %q", out)
+	}
+}

@@ -3,6 +3,7 @@ package memproto
 import (
 	"sync/atomic"
 
+	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/users"
 )
@@ -89,7 +90,13 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	s.parser.lim = s.fe.limits()
 	s.pauseAt = s.pauseLimit(len(out)) // replies not read: stop there (pacing.go)
 	if !s.decided && len(in) > 0 {
-		s.decided, s.binary = true, in[0] == binReqMagic
+		s.decided = true
+		switch s.fe.cfg.MemcachedBindingProtocol() {
+		case conf.BindAuto:
+			s.binary = in[0] == binReqMagic
+		case conf.BindBinary:
+			s.binary = true // text is a bad magic: closed, as memcached -B binary
+		}
 	}
 	var pos int
 	var parsed bool

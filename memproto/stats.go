@@ -277,7 +277,7 @@ func (fe *Frontend) settingsStats(w *statsWriter) {
 	w.int("reqs_per_event", 20)
 	w.str("cas_enabled", "yes")
 	w.int("tcp_backlog", int64(cfg.TCPBacklog()))
-	w.str("binding_protocol", "auto-negotiate") // text or binary, by the first byte (binary.go)
+	w.str("binding_protocol", [...]string{"auto-negotiate", "ascii", "binary"}[fe.cfg.MemcachedBindingProtocol()])
 	w.str("auth_enabled_sasl", yesNo(fe.users.AuthRequired()))
 	w.str("auth_enabled_ascii", yesNo(fe.users.AuthRequired())) // memcached: the auth file's name, or "no"
 	w.int("item_size_max", cfg.ItemSizeMax())

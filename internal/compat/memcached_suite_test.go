@@ -90,10 +90,6 @@ var mcSuiteDiffs = []mcSuiteDiff{
 	{file: "flush-all.t", num: 27, name: "failed to set value after flush with no CAS at least once", at: "t/flush-all.t line 101",
 		why: "memcached -C (no CAS values): Tandem always keeps CAS values, so the shim ignores -C and flush_all 0 " +
 			"never drops a value set in the same second"},
-	{file: "issue_50.t", died: "alarm",
-		why: "memcached -B binary closes a connection whose first bytes are not a binary header; Tandem has no binary-only " +
-			"mode: like memcached -B auto it reads \"Here's a bunch of garbage...\" as an unfinished text line and waits, " +
-			"so the test's 2 s alarm ends it (issue_50.t with -B auto stops the same way on memcached 1.6.18)"},
 }
 
 // mcSuiteTimeout bounds one file, a server that never answers included;

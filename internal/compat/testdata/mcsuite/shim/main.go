@@ -72,7 +72,7 @@ const helpText = `memcached 1.6.18
 -p, --port=<num>          TCP port to listen on
 -U, --udp-port=<num>      accepted, ignored: Tandem has no UDP
 -l, --listen=<addr>       interface to listen on
--B, --protocol=<name>     accepted: Tandem's port tells binary from text per connection
+-B, --protocol=<name>     memcached-binding-protocol: auto, ascii or binary
 -S, --enable-sasl         turn on Sasl authentication (requirepass; users from saslpasswd2)
 -m, --memory-limit=<num>  item memory in megabytes (maxmemory)
 -M, --disable-evictions   return error on memory exhausted (noeviction)
@@ -190,6 +190,7 @@ func tandemArgs(args []string) ([]string, error) {
 			if val != "auto" && val != "binary" && val != "ascii" {
 				return nil, fmt.Errorf("invalid -B %q", val)
 			}
+			d["memcached-binding-protocol"] = val
 		case 'm':
 			d["maxmemory"] = val + "mb"
 		case 'M':
