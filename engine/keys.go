@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"hash/maphash"
 	"math/rand/v2"
 
 	"github.com/tandemkv/tandem/internal/glob"
@@ -317,7 +318,19 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 		for slot >= 0 && visited < count {
 			en := &s.entries[slot]
 			slot--
-			if en.typ == TypeNone || s.isExpired(en, now) {
+			if en.typ == TypeNone {
+				continue
+			}
+			if s.isExpired(en, now) {
+				// As Redis: an expired key the scan meets is reclaimed
+				// once it passed the pattern (the TYPE check looks it up,
+				// a miss), so DBSIZE stops counting it.
+				if pattern == nil || glob.Match(pattern, s.key(en), false) {
+					if typ != TypeNone {
+						d.CountLookups(0, 1)
+					}
+					d.e.reclaim(s, slot+1, maphash.Bytes(d.e.seed, s.key(en)), d.num)
+				}
 				continue
 			}
 			visited++
@@ -349,7 +362,8 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 }
 
 // RandomKey returns a random live key (RANDOMKEY); ok is false when the
-// database is empty.
+// database is empty. Expired keys it draws are reclaimed, as Redis's
+// dbRandomKey does.
 func (d DB) RandomKey() (key []byte, ok bool) {
 	now := d.e.clock.NowMs()
 	// Random shards first; a sparse database falls back to a full walk so
@@ -359,8 +373,11 @@ func (d DB) RandomKey() (key []byte, ok bool) {
 		s.lock()
 		if n := len(s.entries); s.keys > 0 && n > 0 {
 			for probe := 0; probe < 8; probe++ {
-				en := &s.entries[rand.IntN(n)]
-				if en.typ != TypeNone && !s.isExpired(en, now) {
+				slot := rand.IntN(n)
+				en := &s.entries[slot]
+				if en.typ != TypeNone && s.isExpired(en, now) {
+					d.e.reclaim(s, slot, maphash.Bytes(d.e.seed, s.key(en)), d.num)
+				} else if en.typ != TypeNone {
 					k := append([]byte(nil), s.key(en)...)
 					s.unlock()
 					return k, true
@@ -375,7 +392,9 @@ func (d DB) RandomKey() (key []byte, ok bool) {
 		s.lock()
 		for j := range s.entries {
 			en := &s.entries[j]
-			if en.typ != TypeNone && !s.isExpired(en, now) {
+			if en.typ != TypeNone && s.isExpired(en, now) {
+				d.e.reclaim(s, j, maphash.Bytes(d.e.seed, s.key(en)), d.num)
+			} else if en.typ != TypeNone {
 				k := append([]byte(nil), s.key(en)...)
 				s.unlock()
 				return k, true

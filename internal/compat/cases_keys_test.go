@@ -120,6 +120,12 @@ var expiryCases = []redisCase{
 	{name: "expired key is gone for every command", cmds: cmds(mbs("SET a 1 PX 20", "SET b 2 PX 20", "SET c 3 PX 20", "SET d 4 PX 20"), expiryPause,
 		mbs("TTL a", "PTTL a", "PERSIST a", "EXPIRE b 100", "DEL c", "EXISTS a b c d", "TYPE d", "STRLEN d", "GETRANGE d 0 -1", "OBJECT ENCODING d", "MGET a b c d"))},
 	{name: "expired key append", cmds: cmds(mbs("SET a old PX 20"), expiryPause, mbs("APPEND a new", "GET a"))},
+	// SCAN reclaims the expired keys it meets, as a lookup does, so DBSIZE
+	// no longer counts them (before an active expiry cycle would).
+	{name: "scan reclaims expired keys", cmds: cmds(mbs("SET a 1 PX 10", "SET b 2 PX 10", "SET c 3 PX 10", "SET live 1"), pause(40*time.Millisecond),
+		mbs("SCAN 0 COUNT 100", "DBSIZE"))},
+	{name: "scan type reclaims expired keys", cmds: cmds(mbs("SET a 1 PX 10", "RPUSH b x", "PEXPIRE b 10", "SET live 1"), pause(40*time.Millisecond),
+		mbs("SCAN 0 COUNT 100 TYPE list", "DBSIZE", "SCAN 0 COUNT 100 TYPE string"))},
 	{name: "expiretime rounds near 2^63", cmds: mbs("SET k v", "PEXPIREAT k 9223372036854775807", "EXPIRETIME k", "PEXPIRETIME k",
 		"PEXPIREAT k 9223372036854775308", "EXPIRETIME k", "PEXPIREAT k 9223372036854775307", "EXPIRETIME k")},
 }
