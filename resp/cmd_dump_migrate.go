@@ -36,7 +36,10 @@ import (
 // DeleteIfDumped), so a write that came while the target answered is not
 // lost with it; without such a write this is Redis's outcome exactly.
 // Like Redis, a failure to write or read that is not a timeout, before
-// any RESTORE was answered, is retried once on a new connection. Redis
+// any RESTORE was answered, is retried once on a new connection; and as
+// Redis's connect waits for the socket only to become writable, a refused
+// or unanswered connection is reported as a write error ("connecting" is
+// for an address that does not resolve). Redis
 // caches its connections for 10 seconds and skips SELECT on a cached one
 // already in db; Tandem connects each time (the cache is an optimization a
 // client cannot tell, but for the target's connection counts).
@@ -142,7 +145,11 @@ options:
 		timeout = 1000
 	}
 	m.timeout = time.Duration(min(timeout, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
-	m.addr = net.JoinHostPort(string(args[1]), strconv.Itoa(cAtoi(args[2])))
+	// Redis takes the port with atoi and hands its decimal to getaddrinfo,
+	// which refuses a negative one and keeps the low 16 bits of others.
+	if port := cAtoi(args[2]); port >= 0 {
+		m.addr = net.JoinHostPort(string(args[1]), strconv.Itoa(port&0xFFFF))
+	}
 
 	now := c.nowMs()
 	for _, key := range args[firstKey : firstKey+numKeys] {
@@ -252,18 +259,29 @@ const migrateLineMax = 1023
 // fix what failed.
 func (m *migration) attempt() (retry bool) {
 	m.authReply, m.selectReply, m.replies, m.ioErr = nil, nil, nil, ""
-	conn, err := net.DialTimeout("tcp", m.addr, m.timeout)
-	if err != nil {
+	fail := func(msg string, err error) bool {
+		m.ioErr = msg
+		return !errors.Is(err, os.ErrDeadlineExceeded)
+	}
+	if m.addr == "" {
 		m.ioErr = ErrMigrateConnect
 		return false
+	}
+	conn, err := net.DialTimeout("tcp", m.addr, m.timeout)
+	if err != nil {
+		// Redis's connect only fails when the address does not resolve;
+		// a refused or unanswered connection fails its first write.
+		var dnsErr *net.DNSError
+		var addrErr *net.AddrError
+		if errors.As(err, &dnsErr) || errors.As(err, &addrErr) {
+			m.ioErr = ErrMigrateConnect
+			return false
+		}
+		return fail(ErrMigrateWrite, err)
 	}
 	defer conn.Close()
 	if tc, ok := conn.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
-	}
-	fail := func(msg string, err error) bool {
-		m.ioErr = msg
-		return !errors.Is(err, os.ErrDeadlineExceeded)
 	}
 	for p := m.commands; len(p) > 0; {
 		n := min(len(p), migrateWriteChunk)

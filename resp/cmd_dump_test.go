@@ -350,8 +350,13 @@ func TestMigrateErrors(t *testing.T) {
 	}
 	closed := ln.Addr().(*net.TCPAddr)
 	ln.Close()
-	if got := tc.await("MIGRATE", "127.0.0.1", itoa(closed.Port), "k", "0", "1000"); got != "-"+ErrMigrateConnect+"\r\n" {
+	if got := tc.await("MIGRATE", "127.0.0.1", itoa(closed.Port), "k", "0", "1000"); got != "-"+ErrMigrateWrite+"\r\n" {
 		t.Errorf("MIGRATE to a closed port: %q", got)
+	}
+	for _, port := range []string{"-1", "-70000"} {
+		if got := tc.await("MIGRATE", "127.0.0.1", port, "k", "0", "1000"); got != "-"+ErrMigrateConnect+"\r\n" {
+			t.Errorf("MIGRATE to port %s: %q", port, got)
+		}
 	}
 	// A target that never answers: a timeout, and the key stays.
 	mute, err := net.Listen("tcp", "127.0.0.1:0")
