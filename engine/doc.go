@@ -172,6 +172,11 @@
 // script holds the gate, a multi-key write is either wholly before the
 // barrier or wholly after it.
 //
+// One key at a time (dump.go, DUMP and MIGRATE): Dump hands a key's value
+// out as a snapshot's visitor sees it, under its shard lock, and
+// RestoreKey builds a whole value off the lock and then replaces and
+// stores it under one lock, so no reader sees RESTORE half done.
+//
 // # Locks
 //
 // Every mutex of the engine, what it guards, who takes it, and the order.
