@@ -303,10 +303,23 @@ func TestMigrate(t *testing.T) {
 	}
 	dc.do("SELECT", "3")
 	dc.expect("$1\r\nx\r\n", "GET", "d")
+	dc.do("SELECT", "0")
 	if got := sc.await("MIGRATE", host, port, "d", "99", "5000"); got != "-"+ErrMigrateTarget+"ERR DB index is out of range\r\n" {
 		t.Errorf("MIGRATE to db 99: %q", got)
 	}
 	sc.expect(":1\r\n", "EXISTS", "d")
+
+	// Inside MULTI and a script, where nothing parks: on the spot.
+	sc.do("SET", "m", "1")
+	sc.expect("+OK\r\n", "MULTI")
+	sc.expect("+QUEUED\r\n", "MIGRATE", host, port, "m", "0", "5000")
+	sc.expect("+QUEUED\r\n", "EXISTS", "m")
+	sc.expect("*2\r\n+OK\r\n:0\r\n", "EXEC")
+	dc.expect("$1\r\n1\r\n", "GET", "m")
+	sc.do("SET", "e", "2")
+	sc.expect("+OK\r\n", "EVAL", "return redis.call('MIGRATE', ARGV[1], ARGV[2], 'e', 0, 5000)", "0", host, port)
+	dc.expect("$1\r\n2\r\n", "GET", "e")
+	sc.expect(":0\r\n", "EXISTS", "e")
 
 	// With a password on the target.
 	dc.expect("+OK\r\n", "CONFIG", "SET", "requirepass", "secret")
