@@ -131,6 +131,20 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 	tc.expect("+OK\r\n", "RESTORE", "wrap", "9223372036854775807", p)
 	tc.expect(":0\r\n", "EXISTS", "wrap")
 	tc.expect("$-1\r\n", "DUMP", "nosuchkey")
+
+	// A value the engine keeps compressed dumps as its plain bytes.
+	big := strings.Repeat("compressible text ", 500)
+	tc.do("SET", "plain", big)
+	want := tc.dumpOf("plain")
+	for _, codec := range []string{"s2", "zstd"} {
+		tc.expect("+OK\r\n", "CONFIG", "SET", "compression", codec)
+		tc.do("SET", "packed", big)
+		if got := tc.dumpOf("packed"); got != want {
+			t.Errorf("compression %s: DUMP differs", codec)
+		}
+		tc.expect("+OK\r\n", "RESTORE", "back-"+codec, "0", want)
+		tc.expect("$"+itoa(len(big))+"\r\n"+big+"\r\n", "GET", "back-"+codec)
+	}
 }
 
 // TestRestoreErrors: Redis's refusals, in Redis's order.
