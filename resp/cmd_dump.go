@@ -3,6 +3,7 @@ package resp
 import (
 	"bytes"
 	"errors"
+	"math"
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/services"
@@ -213,7 +214,13 @@ func cmdRestore(c *Client, args [][]byte) {
 		ttl += c.nowMs() // wraps past int64 as Redis's does: then long expired
 	}
 	it := snapItemOf(key, v, ttl)
-	res, err := c.db.RestoreKey(it, engine.RestoreOptions{Replace: o.replace, Limits: services.EncodingLimits(c.fe.cfg),
+	lim := services.EncodingLimits(c.fe.cfg)
+	if v.Encoding == rdb.EncodingListpack {
+		// Redis keeps a listpack payload one unless it has too many
+		// entries: it does not scan the values' lengths.
+		lim.Hash.MaxListpackValue, lim.ZSet.MaxListpackValue = math.MaxInt, math.MaxInt
+	}
+	res, err := c.db.RestoreKey(it, engine.RestoreOptions{Replace: o.replace, Limits: lim,
 		IdleSeconds: o.idle, Freq: int(o.freq), IntsetWidth: v.IntsetWidth})
 	switch {
 	case err == engine.ErrBusyKey:

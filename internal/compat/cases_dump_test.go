@@ -296,6 +296,18 @@ func restoreCases() []redisCase {
 			mbs("DEL k"), restoreAndRead(sealed("\x03\x03"+rdbStr("a")+"\x031.5"+rdbStr("b")+"\xfe"+rdbStr("c")+"\xff", 10), "ZRANGE k 0 -1 WITHSCORES"),
 			mbs("DEL k"), restoreAndRead(sealed("\x05\x02"+rdbStr("a")+binDouble(1)+rdbStr(strings.Repeat("m", 70))+binDouble(2), 10), "ZCARD k"),
 		), loose: at(15, anyBulk)}, // a hashtable set of two: its members in each server's order
+		{name: "listpack of long values", cmds: cmds(
+			restoreAndRead(dumpOf(&rdb.Value{Type: rdb.Hash, Encoding: rdb.EncodingListpack, Fields: [][]byte{[]byte("f")}, Values: [][]byte{[]byte(strings.Repeat("v", 100))}}), "HLEN k"),
+			mbs("HSET k g x", "OBJECT ENCODING k", "HSET k h "+strings.Repeat("w", 70), "OBJECT ENCODING k", "DEL k"),
+			restoreAndRead(dumpOf(&rdb.Value{Type: rdb.ZSet, Encoding: rdb.EncodingListpack, Members: []rdb.Member{{Member: []byte(strings.Repeat("m", 100)), Score: 1}}}), "ZCARD k"),
+			mbs("ZADD k 2 n", "OBJECT ENCODING k", "DEL k"),
+			restoreAndRead(sealed("\x0d"+rdbStr(ziplist("f", strings.Repeat("z", 63))), 10), "HLEN k"),
+			mbs("DEL k", "CONFIG SET hash-max-listpack-entries 1"),
+			restoreAndRead(dumpOf(&rdb.Value{Type: rdb.Hash, Encoding: rdb.EncodingListpack, Fields: [][]byte{[]byte("f"), []byte("g")}, Values: [][]byte{[]byte("1"), []byte("2")}}), "HLEN k"),
+			mbs("DEL k", "CONFIG SET hash-max-listpack-entries 128", "CONFIG SET hash-max-listpack-value 1"),
+			restoreAndRead(sealed("\x09"+rdbStr(zipmap("f", "vv")), 10), "HLEN k"),
+			mbs("CONFIG SET hash-max-listpack-value 64")),
+			loose: at(28, anyBulk)}, // a hashtable of two fields: in each server's order
 		{name: "older encodings", cmds: cmds(
 			restoreAndRead(sealed("\x0a"+rdbStr(ziplist("a", 5, "b")), 10), "LRANGE k 0 -1"),
 			// Two nodes: Redis keeps them as they are, Tandem packs them as
@@ -382,4 +394,13 @@ func migrateErrorCases(t *testing.T) []redisCase {
 		{name: "timeout", cmds: cmds(mbs("RPUSH k a b"), mbs("MIGRATE 127.0.0.1 "+mute+" k 0 150"), mbs("MIGRATE 127.0.0.1 "+mute+" k 0 100 AUTH pw"),
 			mbs("LLEN k")), noSplit: true},
 	}
+}
+
+// dumpOf is Tandem's payload for v (which is Redis's: the goldens say so).
+func dumpOf(v *rdb.Value) string {
+	p, err := rdb.AppendDump(nil, v, rdb.DumpOptions{ListFill: -2})
+	if err != nil {
+		panic(err)
+	}
+	return string(p)
 }

@@ -369,7 +369,10 @@ func (e *dumpError) Is(target error) bool { return target == ErrDumpData || e.e.
 
 func (e *dumpError) Unwrap() error { return e.e }
 
-// encodingOf is the encoding an RDB type stands for.
+// encodingOf is the encoding an RDB type stands for. A zipmap (Redis 2's
+// small hash) is none: Redis converts it by the thresholds, both of them,
+// as it does the plain encodings, where it keeps a listpack or ziplist of
+// long values a listpack (it checks only the count).
 func encodingOf(t byte) Encoding {
 	switch t {
 	case rtList, rtListZiplist, rtListQuicklist, rtListQuicklist2:
@@ -378,7 +381,7 @@ func encodingOf(t byte) Encoding {
 		return EncodingIntset
 	case rtSet, rtHash:
 		return EncodingHashtable
-	case rtHashZipmap, rtHashZiplist, rtHashListpack, rtZSetZiplist, rtZSetListpack:
+	case rtHashZiplist, rtHashListpack, rtZSetZiplist, rtZSetListpack:
 		return EncodingListpack
 	case rtZSet, rtZSet2:
 		return EncodingSkiplist
