@@ -85,12 +85,9 @@ func ratio(a, b int64) float64 {
 }
 
 func (f *Frontend) infoMemory(b *infoBuilder) {
-	used, peak := f.usedMemory()
-	al := readAllocator()
-	rss := processRSS()
-	if rss == 0 {
-		rss = al.resident // no /proc: the runtime's own figure
-	}
+	mh := f.memoryOverhead() // the figures MEMORY STATS reports (cmd_memory.go)
+	used, peak := mh.total, mh.peak
+	al, rss := mh.al, mh.rss
 	sysMem := systemMemory()
 	maxMem := f.cfg.MaxMemory()
 	zero := func(names ...string) {
@@ -105,11 +102,11 @@ func (f *Frontend) infoMemory(b *infoBuilder) {
 	b.int("used_memory_peak", peak)
 	b.field("used_memory_peak_human", conf.HumanBytes(peak))
 	b.field("used_memory_peak_perc", percent(used, peak))
-	// The engine accounts every byte to the entries (index share
-	// included), so there is no separate overhead.
-	zero("used_memory_overhead", "used_memory_startup")
-	b.int("used_memory_dataset", used)
-	b.field("used_memory_dataset_perc", percent(used, used))
+	// Overhead and dataset split used memory as MEMORY STATS does.
+	b.int("used_memory_overhead", mh.overheadTotal)
+	b.int("used_memory_startup", mh.startup)
+	b.int("used_memory_dataset", mh.dataset)
+	b.field("used_memory_dataset_perc", strconv.FormatFloat(float64(mh.datasetPerc), 'f', 2, 64)+"%")
 	b.int("allocator_allocated", al.allocated)
 	b.int("allocator_active", al.active)
 	b.int("allocator_resident", al.resident)

@@ -6,7 +6,7 @@ package resp
 func commandFamilies() [][]*Command {
 	return [][]*Command{
 		connectionCommands(),
-		serverCommands(),
+		serverCommands(), memoryCommands(),
 		stringCommands(),
 		keyCommands(), dumpCommands(),
 		listCommands(),

@@ -77,6 +77,10 @@ func TestHarnessLoosenings(t *testing.T) {
 		{unorderedPairs, "%2\r\n+a\r\n:1\r\n+b\r\n:2\r\n", "%2\r\n+a\r\n:2\r\n+b\r\n:1\r\n", false},
 		{commandInfoNoKeySpecs, "*1\r\n*10\r\n$1\r\nx\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*1\r\n+a\r\n*0\r\n", "*1\r\n*10\r\n$1\r\nx\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n*0\r\n", true},
 		{commandInfoNoKeySpecs, "*1\r\n*10\r\n$1\r\nx\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n*0\r\n", "*1\r\n*10\r\n$1\r\ny\r\n:1\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n*0\r\n", false},
+		{namedFigures, "%2\r\n$1\r\na\r\n:1\r\n$2\r\ndb\r\n%1\r\n$1\r\nx\r\n,0.5\r\n", "%2\r\n$1\r\na\r\n:9\r\n$2\r\ndb\r\n%1\r\n$1\r\nx\r\n,7\r\n", true},
+		{namedFigures, "*4\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n:2\r\n", "*4\r\n$1\r\na\r\n:1\r\n$1\r\nc\r\n:2\r\n", false},
+		{namedFigures, "%1\r\n$2\r\ndb\r\n%1\r\n$1\r\nx\r\n:1\r\n", "%1\r\n$2\r\ndb\r\n%1\r\n$1\r\ny\r\n:1\r\n", false},
+		{namedFigures, "*2\r\n$1\r\na\r\n:1\r\n", "*2\r\n$1\r\na\r\n$1\r\n1\r\n", false},
 	}
 	for _, c := range cases {
 		ok, why := matchReply(parse(t, c.want), parse(t, c.got), c.l)

@@ -29,6 +29,7 @@ const (
 	kHelloReply               // HELLO: same fields, values equal but server, version, id
 	kUnorderedPairs           // maps, or flat key-value arrays, in any order (CONFIG GET a b)
 	kCmdInfoHead              // COMMAND INFO: every field exact but the key specs
+	kNamedFigures             // MEMORY STATS: names and shape exact, figures free
 )
 
 // pttlSlack is how many milliseconds two servers may disagree on a PTTL
@@ -50,6 +51,10 @@ var (
 	// all exact but the ninth, the key specs: the table does not declare
 	// per-key flags, keynum or unknown specs and their notes yet.
 	commandInfoNoKeySpecs = loosening{kind: kCmdInfoHead}
+	// namedFigures compares a map of named figures (MEMORY STATS, a
+	// flat array in RESP2) by its names, in order, and the shape of its
+	// values: the figures are each server's own.
+	namedFigures = loosening{kind: kNamedFigures}
 )
 
 // infoFields accepts any INFO-like text in which every named field exists.
@@ -79,6 +84,8 @@ func (l loosening) String() string {
 		return "unorderedPairs"
 	case kCmdInfoHead:
 		return "commandInfoNoKeySpecs"
+	case kNamedFigures:
+		return "namedFigures"
 	}
 	return "exact"
 }
@@ -211,8 +218,31 @@ func matchReply(want, got reply, l loosening) (ok bool, reason string) {
 			}
 		}
 		return true, ""
+	case kNamedFigures:
+		return sameNamedFigures(want, got)
 	}
 	return false, ""
+}
+
+// sameNamedFigures is namedFigures: every aggregate has the same shape,
+// and the even elements of one (the names of a map or flat map) are
+// equal.
+func sameNamedFigures(want, got reply) (bool, string) {
+	if why := sameShape(want, got); why != "" {
+		return false, why
+	}
+	if !want.isAggregate() {
+		return true, ""
+	}
+	for i := range want.elems {
+		if i%2 == 0 && !want.elems[i].isAggregate() && !bytes.Equal(want.elems[i].raw, got.elems[i].raw) {
+			return false, fmt.Sprintf("name %d is %q, want %q", i/2, got.elems[i].text, want.elems[i].text)
+		}
+		if ok, why := sameNamedFigures(want.elems[i], got.elems[i]); !ok {
+			return false, why
+		}
+	}
+	return true, ""
 }
 
 func equalMultiset(a, b []reply) bool {
