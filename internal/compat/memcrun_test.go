@@ -347,10 +347,12 @@ var (
 	statRun     = regexp.MustCompile(`(?:STAT [^ \r\n]+ [^\r\n]*\r\n)+`)
 	versionLine = regexp.MustCompile(`(?m)^VERSION [^\r\n]+\r$`)
 	debugLine   = regexp.MustCompile(`(?m)^ME ([^ \r\n]+) [^\r\n]+\r$`)
-	casField    = regexp.MustCompile(`(?m)^(VALUE [^ \r\n]+ \d+ \d+) \d+\r$`)
-	metaLine    = regexp.MustCompile(`(?m)^(?:HD|VA|EN|NF|NS|EX)(?: [^\r\n]*)?\r$`)
-	casToken    = regexp.MustCompile(` c\d+\b`)
-	secondsTok  = regexp.MustCompile(` ([tl])(\d+)\b`)
+	// CAS masks hide real uniques only: a 0, which memcached never gives
+	// an item, stays visible, so a reply that lost its CAS still differs.
+	casField   = regexp.MustCompile(`(?m)^(VALUE [^ \r\n]+ \d+ \d+) [1-9]\d*\r$`)
+	metaLine   = regexp.MustCompile(`(?m)^(?:HD|VA|EN|NF|NS|EX)(?: [^\r\n]*)?\r$`)
+	casToken   = regexp.MustCompile(` c[1-9]\d*\b`)
+	secondsTok = regexp.MustCompile(` ([tl])(\d+)\b`)
 )
 
 // normalizeMemc applies the loosenings to out, returning the masked text
