@@ -266,7 +266,10 @@
 // Hub, which takes a channel stripe lock, then Hub.mu) come after every
 // engine lock, and the Sink must never call into the engine. The same goes
 // for Waiter wake functions run under a shard lock: they must return at
-// once (server.Peer.Wake).
+// once (server.Peer.Wake). The change hook of client-side caching
+// (track.go) follows the same rules: KeyChanged runs under the changed
+// key's shard lock, so the tracking table's locks, and the connections'
+// output queues it delivers to, come after every engine lock.
 //
 // Other sync: compress.go's pools (sync.Pool) and zstd coders (sync.Once)
 // are safe on their own and hold nothing across calls; counters, the

@@ -54,7 +54,8 @@ type Engine struct {
 
 	stats counters
 
-	notify notifier // keyspace notifications (notify.go)
+	notify notifier    // keyspace notifications (notify.go)
+	hooks  changeHooks // client-side caching's change hook (track.go)
 }
 
 // counters are the keyspace statistics INFO and memcached stats report.
@@ -267,6 +268,7 @@ func (d DB) lockKey(key []byte) keyAt {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
+	s.origin = d.origin()
 	return keyAt{s: s, h: h, now: now, slot: d.find(s, key, h, now)}
 }
 
@@ -275,6 +277,7 @@ func (d DB) lockKey(key []byte) keyAt {
 func (d DB) lockKeyAt(key []byte, now int64) keyAt {
 	s, h := d.shardOf(key)
 	s.lock()
+	s.origin = d.origin()
 	return keyAt{s: s, h: h, now: now, slot: d.find(s, key, h, now)}
 }
 
@@ -289,6 +292,7 @@ func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
 	e.stats.expired.Add(1)
 	s.changed(1)
 	e.notifyExpired(db, key)
+	s.keyChanged(key)
 }
 
 // removeKey deletes a live entry as a write.
@@ -325,6 +329,7 @@ func (e *Engine) newVersion(s *shardData, en *entry) {
 	if en.bits&entryHasCAS != 0 {
 		s.setCAS(en, e.nextCAS())
 	}
+	s.keyChanged(s.key(en))
 }
 
 // newMeta is the metadata of a key a write creates: a CAS unique at once
@@ -423,9 +428,18 @@ func (d DB) itemOf(s *shardData, en *entry) Item {
 // lockSet locks several shards in ascending global order, the one order
 // every multi-shard operation uses, so two of them can never deadlock.
 type lockSet struct {
-	idx   []int
-	e     *Engine
-	stack [16]int
+	idx    []int
+	e      *Engine
+	origin uint64 // the locked shards' origin (track.go)
+	stack  [16]int
+}
+
+// newLockSet is a lock set for the handle's operation: its changes have
+// the handle's origin.
+func (d DB) newLockSet() *lockSet {
+	ls := d.e.newLockSet()
+	ls.origin = d.origin()
+	return ls
 }
 
 func (e *Engine) newLockSet() *lockSet {
@@ -447,6 +461,7 @@ func (ls *lockSet) lock() {
 	ls.idx = out
 	for _, i := range ls.idx {
 		ls.e.shards[i].lock()
+		ls.e.shards[i].origin = ls.origin
 	}
 }
 

@@ -90,8 +90,14 @@ func (g *Gate) Enter() bool {
 // from its own exclusive section) or that run off the event loops.
 func (g *Gate) EnterWait() { g.rw.RLock() }
 
-// Leave ends shared work begun by Enter or EnterWait.
-func (g *Gate) Leave() { g.rw.RUnlock() }
+// Leave ends shared work begun by Enter or EnterWait, and tells the
+// change hook the batch ended (track.go).
+func (g *Gate) Leave() {
+	g.rw.RUnlock()
+	if g.e != nil {
+		g.e.batchEnd()
+	}
+}
 
 // Exclusive runs fn while no shared work runs. The caller must not be
 // inside the gate (Leave first) and fn must not call Exclusive.

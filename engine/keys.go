@@ -230,6 +230,12 @@ func (d DB) sumShards(count func(s *shardData) int) int {
 
 // Flush removes every key of the database (FLUSHDB).
 func (d DB) Flush() {
+	d.e.flushed()
+	d.flush()
+}
+
+// flush empties the database's shards.
+func (d DB) flush() {
 	for i := d.base; i < d.base+d.e.perDB; i++ {
 		s := &d.e.shards[i]
 		s.lock()
@@ -243,8 +249,9 @@ func (d DB) Flush() {
 
 // FlushAll removes every key of every database.
 func (e *Engine) FlushAll() {
+	e.flushed()
 	for n := 0; n < e.databases; n++ {
-		e.DB(n).Flush()
+		e.DB(n).flush()
 	}
 }
 
@@ -445,7 +452,7 @@ type transferOpts struct {
 func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) (bool, error) {
 	si, sh := sd.locate(src)
 	di, dh := dd.locate(dst)
-	ls := e.newLockSet()
+	ls := sd.newLockSet()
 	ls.add(si)
 	ls.add(di)
 	now := e.clock.NowMs()
@@ -467,10 +474,13 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 		return false, ErrSameObject
 	}
 	dslot := dd.find(ds, dst, dh, now)
+	if dslot >= 0 && !o.replace {
+		return false, nil
+	}
+	if o.move {
+		ss.keyChanged(src) // Redis signals the source before the destination
+	}
 	if dslot >= 0 {
-		if !o.replace {
-			return false, nil
-		}
 		e.removeKey(ds, dslot, dh)
 	}
 	sen := ss.entries[sslot] // copy: the slot may move when ds grows
@@ -513,6 +523,7 @@ func (e *Engine) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
+	e.flushed() // Redis's SWAPDB invalidates every tracked key as a flush does
 	ls := e.newLockSet()
 	for i := 0; i < e.perDB; i++ {
 		ls.add(a*e.perDB + i)

@@ -17,7 +17,7 @@ type KeyTx struct {
 // WithKeys locks the shards of keys and runs fn. Keys are addressed by
 // their position in keys.
 func (d DB) WithKeys(keys [][]byte, fn func(tx *KeyTx) error) error {
-	ls := d.e.newLockSet()
+	ls := d.newLockSet()
 	tx := d.newKeyTx(keys, ls)
 	tx.now = d.e.clock.NowMs()
 	ls.lock()

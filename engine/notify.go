@@ -87,6 +87,11 @@ type notifier struct {
 // (or a BLMOVE's retry) then report their events after the command that
 // woke it, as in Redis, where the served client runs after it.
 type EventQueue struct {
+	// Origin names the connection the queue belongs to (a client ID):
+	// the changes made through a handle with this queue carry it to the
+	// change hook (track.go), for client tracking's NOLOOP. 0: none.
+	Origin uint64
+
 	e     *Engine
 	evs   []queuedEvent
 	wakes []func()

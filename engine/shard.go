@@ -51,6 +51,7 @@ func (s *shard) unlock() {
 	} else if len(s.entries) >= 64 && s.keys < len(s.entries)/2 {
 		s.packSlots()
 	}
+	s.origin = 0
 	s.mu.Unlock()
 }
 
@@ -98,6 +99,9 @@ type shardData struct {
 	// the counts.
 	db   int
 	seed maphash.Seed // the engine's hash seed, to rehash keys as the index grows
+	// origin is the connection whose operation holds the shard's lock,
+	// for the change hook (track.go); 0 when none or unknown.
+	origin uint64
 }
 
 // account adds delta to the shard's and the engine's used memory.
@@ -146,6 +150,7 @@ func (s *shardData) insert(h uint64, key, value []byte, typ Type, m recordMeta) 
 	if s.watched != nil {
 		s.bumpWatched(key)
 	}
+	s.keyChanged(key)
 	b := h & uint64(len(s.buckets)-1)
 	en.next = s.buckets[b]
 	s.buckets[b] = slot + 1
@@ -251,6 +256,7 @@ func (s *shardData) remove(slot int, h uint64) {
 	if s.watched != nil {
 		s.bumpWatched(s.key(&s.entries[slot]))
 	}
+	s.keyChanged(s.key(&s.entries[slot]))
 	s.unlink(slot, h)
 }
 
@@ -287,6 +293,7 @@ func (s *shardData) rewrite(slot int, value []byte, m recordMeta) {
 		}
 	}
 	s.writeRecord(en, true, s.key(en), value, m)
+	s.keyChanged(s.key(en))
 	s.maybeCompact(1)
 }
 
@@ -304,6 +311,7 @@ func (s *shardData) setExpire(en *entry, at int64) {
 	if s.watched != nil {
 		s.bumpWatched(s.key(en))
 	}
+	s.keyChanged(s.key(en))
 	if f := s.metaForWrite(en, entryHasExpire); f != nil {
 		binary.LittleEndian.PutUint64(f, uint64(at))
 		return
@@ -346,7 +354,7 @@ func (s *shardData) reset() {
 	s.account(-s.mem)
 	s.addDead(-s.dead)
 	s.addKeys(-s.keys)
-	*s = shardData{watched: s.watched, tally: s.tally, eng: s.eng, db: s.db, seed: s.seed}
+	*s = shardData{watched: s.watched, tally: s.tally, eng: s.eng, db: s.db, seed: s.seed, origin: s.origin}
 }
 
 // addKeys changes the shard's and its database's key counts.

@@ -94,7 +94,7 @@ func (d DB) sortRun(key, dst []byte, spec *SortSpec, done func(tx *KeyTx, res []
 	if dst != nil {
 		keys = append(keys, dst)
 	}
-	ls := d.e.newLockSet()
+	ls := d.newLockSet()
 	tx := d.newKeyTx(keys, ls)
 	if sortNeedsLookups(spec) {
 		for i := 0; i < d.e.perDB; i++ {

@@ -494,7 +494,7 @@ func (d DB) SetRange(key []byte, offset int64, data []byte, maxLen int64) (int, 
 // MGet returns the values of several keys read at one instant; a missing
 // key or one of another type gives ok=false in its place.
 func (d DB) MGet(keys [][]byte, fn func(i int, it Item, ok bool)) {
-	ls := d.e.newLockSet()
+	ls := d.newLockSet()
 	hashes := make([]uint64, len(keys))
 	idx := make([]int, len(keys))
 	for i, k := range keys {
@@ -531,7 +531,7 @@ func (d DB) MGet(keys [][]byte, fn func(i int, it Item, ok bool)) {
 // values were written.
 func (d DB) MSet(pairs [][]byte, onlyIfNoneExist bool) (bool, error) {
 	n := len(pairs) / 2
-	ls := d.e.newLockSet()
+	ls := d.newLockSet()
 	hashes := make([]uint64, n)
 	idx := make([]int, n)
 	for i := 0; i < n; i++ {
