@@ -8,7 +8,7 @@ func commandFamilies() [][]*Command {
 		connectionCommands(),
 		serverCommands(), memoryCommands(),
 		stringCommands(),
-		keyCommands(), dumpCommands(),
+		keyCommands(), objectCommands(), dumpCommands(),
 		listCommands(),
 		zsetCommands(),
 		geoCommands(),

@@ -43,3 +43,42 @@ var memoryCases = []redisCase{
 	{name: "memory command info", cmds: mbs("COMMAND INFO memory|usage memory|stats memory|doctor memory|purge memory|malloc-stats memory|help",
 		"COMMAND GETKEYS MEMORY USAGE k", "COMMAND GETKEYSANDFLAGS MEMORY USAGE k SAMPLES 5", "COMMAND GETKEYS MEMORY STATS")},
 }
+
+func TestRedisObjectIntrospection(t *testing.T) { runRedisCases(t, objectIntrospectionCases) }
+
+// Shared integers (0..9999) are left out of FREQ and IDLETIME: Redis
+// keeps one object per value, whose access time every key holding it
+// shares, touched by reads of any of them and by the policy in force when
+// it was last touched.
+var objectIntrospectionCases = []redisCase{
+	{name: "object encodings", cmds: cmds(mbs("SET i 123", "SET e 12345678901234567890", "SET s abc", "SET f 1.5", "SET n -0", "SET z 007",
+		"SET m 9223372036854775807", "SET o 9223372036854775808", "RPUSH l a", "SADD si 1", "SADD ss a", "HSET h a b", "ZADD zs 1 a", "PFADD hl a"),
+		cmd("SET", "r", strings.Repeat("x", 45)), cmd("SET", "em", strings.Repeat("x", 44)),
+		mbs("OBJECT ENCODING i", "OBJECT ENCODING e", "OBJECT ENCODING s", "OBJECT ENCODING f", "OBJECT ENCODING n", "OBJECT ENCODING z",
+			"OBJECT ENCODING m", "OBJECT ENCODING o", "OBJECT ENCODING l", "OBJECT ENCODING si", "OBJECT ENCODING ss", "OBJECT ENCODING h",
+			"OBJECT ENCODING zs", "OBJECT ENCODING hl", "OBJECT ENCODING r", "OBJECT ENCODING em", "OBJECT encoding nokey",
+			"APPEND s x", "OBJECT ENCODING s", "INCRBYFLOAT f 1", "OBJECT ENCODING f", "SETRANGE sr 0 abc", "OBJECT ENCODING sr"))},
+	{name: "object refcount", cmds: mbs("SET a 100", "OBJECT REFCOUNT a", "SET b 9999", "OBJECT REFCOUNT b", "SET c 10000", "OBJECT REFCOUNT c",
+		"SET d -1", "OBJECT REFCOUNT d", "SET e abc", "OBJECT REFCOUNT e", "RPUSH l a", "OBJECT REFCOUNT l", "INCR n", "OBJECT REFCOUNT n",
+		"OBJECT REFCOUNT nokey", "SET z 0", "OBJECT REFCOUNT z", "SET p +1", "OBJECT REFCOUNT p")},
+	{name: "object refcount with an lru policy", cmds: mbs("CONFIG SET maxmemory 1gb", "CONFIG SET maxmemory-policy allkeys-lru",
+		"SET a 100", "OBJECT REFCOUNT a", "CONFIG SET maxmemory-policy volatile-ttl", "SET b 100", "OBJECT REFCOUNT b",
+		"CONFIG SET maxmemory-policy allkeys-lfu", "SET c 5", "OBJECT REFCOUNT c",
+		"CONFIG SET maxmemory-policy noeviction", "CONFIG SET maxmemory 0")},
+	// A policy switch leaves a key's LRU field read as an LFU counter or
+	// the reverse, in Redis as its error texts say: each key here is
+	// written under the policy it is read under.
+	{name: "object freq and idletime", cmds: mbs("SET k v", "OBJECT FREQ k", "OBJECT FREQ nokey", "OBJECT IDLETIME k", "OBJECT IDLETIME nokey",
+		"CONFIG SET maxmemory-policy allkeys-lfu", "SET f v", "OBJECT FREQ f", "GET f", "OBJECT FREQ f", "OBJECT IDLETIME f",
+		"OBJECT IDLETIME nokey", "OBJECT FREQ nokey", "CONFIG SET maxmemory-policy volatile-lfu", "OBJECT FREQ f", "RPUSH l a", "OBJECT FREQ l",
+		"CONFIG SET maxmemory-policy volatile-lru", "OBJECT FREQ k", "SET r v", "OBJECT IDLETIME r", "CONFIG SET maxmemory-policy noeviction")},
+	{name: "object keeps the access time", cmds: mbs("SET k v", "OBJECT IDLETIME k", "OBJECT ENCODING k", "OBJECT IDLETIME k")},
+	{name: "object errors and arity", cmds: mbs("OBJECT", "OBJECT ENCODING", "OBJECT ENCODING a b", "OBJECT FREQ", "OBJECT IDLETIME a b",
+		"OBJECT REFCOUNT", "OBJECT HELP x", "OBJECT nosuch", "OBJECT nosuch k", "OBJECT help")},
+	{name: "object help", cmds: mbs("OBJECT HELP", "object help")},
+	{name: "object in multi and scripts", cmds: cmds(mbs("SET k v", "MULTI", "OBJECT ENCODING k", "OBJECT FREQ k", "EXEC"),
+		cmd("EVAL", "return redis.call('object','encoding',KEYS[1])", "1", "k"),
+		cmd("EVAL", "return redis.pcall('object','freq',KEYS[1])", "1", "k"))},
+	{name: "object command info", cmds: mbs("COMMAND INFO object|encoding object|freq object|idletime object|refcount object|help",
+		"COMMAND GETKEYS OBJECT ENCODING k", "COMMAND GETKEYSANDFLAGS OBJECT FREQ k", "COMMAND GETKEYS OBJECT HELP")},
+}
