@@ -186,3 +186,49 @@ func TestGeoStoreKeys(t *testing.T) {
 		}
 	}
 }
+
+// A search reads its boxes and stores its result in one locked step:
+// with members moving between boxes all the time, a search of the whole
+// world always finds each member exactly once.
+func TestGeoSearchAtomic(t *testing.T) {
+	env := newTestEnv(t)
+	const members = 40
+	setup := env.client()
+	for i := range members {
+		setup.expect(":1\r\n", "GEOADD", "g", "0", "0", "m"+strconv.Itoa(i))
+	}
+	want := ":" + strconv.Itoa(members) + "\r\n"
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c := env.client()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			lon := strconv.Itoa(i*37%340 - 170)
+			lat := strconv.Itoa(i*11%160 - 80)
+			if got := c.do("GEOADD", "g", lon, lat, "m"+strconv.Itoa(i%members)); got != ":0\r\n" {
+				t.Errorf("GEOADD: %q", got)
+				return
+			}
+		}
+	}()
+	c := env.client()
+	for range 300 {
+		if got := c.do("GEOSEARCHSTORE", "d", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "30000", "km"); got != want {
+			t.Fatalf("GEOSEARCHSTORE found %q, want %q", got, want)
+		}
+		if got := c.do("GEORADIUS", "g", "0", "0", "30000", "km", "COUNT", "1000", "STOREDIST", "d"); got != want {
+			t.Fatalf("GEORADIUS STOREDIST found %q, want %q", got, want)
+		}
+		if got := c.do("ZCARD", "d"); got != want {
+			t.Fatalf("the destination holds %q members", got)
+		}
+	}
+	close(stop)
+	<-done
+}
