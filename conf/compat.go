@@ -63,8 +63,6 @@ const (
 	inertRehashing        = "Tandem's hash tables have no incremental rehashing to tune"
 	inertDefrag           = "Tandem has no active defragmenter: its arenas compact themselves"
 	inertMaxMemoryClients = "Tandem does not evict clients for the memory they use"
-	inertStreams          = "Tandem does not implement streams yet"
-	inertTracking         = "Tandem does not implement client-side caching (CLIENT TRACKING) yet"
 	inertSanitize         = "Tandem decodes a dump payload in full, so it is always checked, as 'yes'"
 	inertAOF              = "Tandem has no AOF (appendonly must be 'no'; persistence is RDB snapshots, see 'save')"
 	inertReplication      = "replication is not supported by Tandem"

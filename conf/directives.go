@@ -444,9 +444,9 @@ var table = [numDirectives]directive{
 	dActiveDefragMaxScanFields:  {name: "active-defrag-max-scan-fields", kind: kindInt, flags: mutable, def: "1000", min: 1, max: longMax, inert: inertDefrag},
 	dMaxMemoryClients:           {name: "maxmemory-clients", kind: kindMemory, flags: mutable | percent, def: "0", min: -100, max: longMax, inert: inertMaxMemoryClients},
 	dHLLSparseMaxBytes:          {name: "hll-sparse-max-bytes", kind: kindMemory, flags: mutable, def: "3000", min: 0, max: longMax},
-	dStreamNodeMaxBytes:         {name: "stream-node-max-bytes", kind: kindMemory, flags: mutable, def: "4096", min: 0, max: longMax, inert: inertStreams},
-	dStreamNodeMaxEntries:       {name: "stream-node-max-entries", kind: kindInt, flags: mutable, def: "100", min: 0, max: longMax, inert: inertStreams},
-	dTrackingTableMaxKeys:       {name: "tracking-table-max-keys", kind: kindInt, flags: mutable, def: "1000000", min: 0, max: longMax, inert: inertTracking},
+	dStreamNodeMaxBytes:         {name: "stream-node-max-bytes", kind: kindMemory, flags: mutable, def: "4096", min: 0, max: longMax},
+	dStreamNodeMaxEntries:       {name: "stream-node-max-entries", kind: kindInt, flags: mutable, def: "100", min: 0, max: longMax},
+	dTrackingTableMaxKeys:       {name: "tracking-table-max-keys", kind: kindInt, flags: mutable, def: "1000000", min: 0, max: longMax}, // tracking.go
 	dSanitizeDumpPayload:        {name: "sanitize-dump-payload", kind: kindEnum, flags: mutable, def: "no", enum: []string{"no", "yes", "clients"}, inert: inertSanitize},
 	dLatencyTrackingInfoPercentiles: {name: "latency-tracking-info-percentiles", kind: kindSpecial, flags: mutable | multiArg, def: "50 99 99.9",
 		set: setLatencyPercentiles, get: getLatencyPercentiles, inert: inertLatencyTracking},

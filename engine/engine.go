@@ -292,7 +292,7 @@ func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
 	e.stats.expired.Add(1)
 	s.changed(1)
 	e.notifyExpired(db, key)
-	s.keyChanged(key)
+	s.keyExpired(key)
 }
 
 // removeKey deletes a live entry as a write.

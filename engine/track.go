@@ -40,9 +40,10 @@ import "sync/atomic"
 // table). Keys are the same in every database to it, as to Redis's
 // tracking table.
 type ChangeHook interface {
-	// KeyChanged reports a change to key by origin. key is valid only
-	// during the call.
-	KeyChanged(key []byte, origin uint64)
+	// KeyChanged reports a change to key by origin; expired tells a key
+	// removed because it expired (Redis reports those with no client,
+	// whoever's access found them). key is valid only during the call.
+	KeyChanged(key []byte, origin uint64, expired bool)
 	// Flushed reports that one database or all are being emptied.
 	Flushed()
 	// BatchEnd reports the end of a batch of shared work.
@@ -66,12 +67,17 @@ func (e *Engine) SetChangeHook(h ChangeHook) {
 }
 
 // keyChanged reports a change to key, made under s's lock.
-func (s *shardData) keyChanged(key []byte) {
+func (s *shardData) keyChanged(key []byte) { s.reportChange(key, false) }
+
+// keyExpired reports the removal of an expired key, under s's lock.
+func (s *shardData) keyExpired(key []byte) { s.reportChange(key, true) }
+
+func (s *shardData) reportChange(key []byte, expired bool) {
 	if s.eng == nil {
 		return
 	}
 	if hb := s.eng.hooks.p.Load(); hb != nil {
-		hb.h.KeyChanged(key, s.origin)
+		hb.h.KeyChanged(key, s.origin, expired)
 	}
 }
 

@@ -16,13 +16,14 @@ type recordingHook struct {
 }
 
 type hookChange struct {
-	key    string
-	origin uint64
+	key     string
+	origin  uint64
+	expired bool
 }
 
-func (h *recordingHook) KeyChanged(key []byte, origin uint64) {
+func (h *recordingHook) KeyChanged(key []byte, origin uint64, expired bool) {
 	h.mu.Lock()
-	h.changes = append(h.changes, hookChange{string(key), origin})
+	h.changes = append(h.changes, hookChange{string(key), origin, expired})
 	h.mu.Unlock()
 }
 func (h *recordingHook) Flushed()  { h.mu.Lock(); h.flushes++; h.mu.Unlock() }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
 )
 
@@ -86,6 +87,12 @@ func followACL(u *users.Store, cfg *conf.Config) {
 	cfg.OnChange("acllog-max-len", func(c *conf.Config) { u.SetLogMaxLen(c.ACLLogMaxLen()) })
 	u.SetPubsubDefault(cfg.ACLPubsubAllChannels())
 	cfg.OnChange("acl-pubsub-default", func(c *conf.Config) { u.SetPubsubDefault(c.ACLPubsubAllChannels()) })
+}
+
+// followTracking bounds the tracking table by tracking-table-max-keys; a
+// lower bound invalidates keys at once.
+func followTracking(t *tracking.Table, cfg *conf.Config) {
+	cfg.OnChange("tracking-table-max-keys", func(c *conf.Config) { t.SetMaxKeys(c.TrackingTableMaxKeys()) })
 }
 
 // NotifySink returns the engine sink that publishes keyspace events with

@@ -1,6 +1,6 @@
 // Package services builds what both front-ends share — the keyspace
-// engine, the pub/sub hub, the Lua scripting engine, persistence and the
-// user store — and
+// engine, the pub/sub hub, the Lua scripting engine, persistence, the
+// user store and the client-side caching table — and
 // keeps each in step with its configuration directives.
 //
 // Neither front-end owns any of these: resp and memproto receive them, so
@@ -23,6 +23,7 @@ import (
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/snapshot"
+	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
 )
 
@@ -50,6 +51,10 @@ type Services struct {
 	Scripts *scripting.Engine // EVAL's script cache and FUNCTION's libraries
 	Persist *snapshot.Manager // SAVE, BGSAVE, save rules, the dump at start
 	Users   *users.Store      // who may log in, on either port (requirepass: the default user)
+	// Tracking is client-side caching's table (CLIENT TRACKING): the
+	// engine's change hook, so writes of both protocols, expiry and
+	// eviction invalidate the keys Redis clients cache.
+	Tracking *tracking.Table
 }
 
 // New builds the services and starts following the configuration.
@@ -77,6 +82,9 @@ func New(o Options) *Services {
 	s.Users = users.New()
 	followRequirePass(s.Users, s.Config)
 	followACL(s.Users, s.Config)
+	s.Tracking = tracking.New(s.Config.TrackingTableMaxKeys())
+	s.Engine.SetChangeHook(s.Tracking)
+	followTracking(s.Tracking, s.Config)
 	return s
 }
 

@@ -1,0 +1,352 @@
+package tracking
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Conn is a connection invalidation messages can be sent to: a Redis
+// client. Its methods are called from any goroutine, with the table's
+// mutex held (and often an engine shard lock): they must not block and
+// must not call into the table or the engine.
+type Conn interface {
+	// Deliver queues one message for the connection, as Redis's
+	// sendTrackingMessage writes it to the connection it picked (see
+	// Message); the connection formats it in its protocol and may drop it
+	// (a RESP2 connection without pub/sub has no way to receive it).
+	// m's slices are valid during the call only.
+	Deliver(m *Message)
+	// Proto is the connection's protocol, 2 or 3.
+	Proto() int
+}
+
+// Message is one invalidation message.
+type Message struct {
+	// Keys are the keys no longer valid (one for a change, all of a
+	// prefix's for a broadcast), unless All.
+	Keys [][]byte
+	// All: every key is invalid (a flush). Redis writes a RESP null in
+	// the protocol of the tracking connection, NullProto, which is not the
+	// receiver's when it redirects.
+	All       bool
+	NullProto int
+	// Redirected: sent to the REDIRECT target of another connection,
+	// which may receive it in RESP2 as a pub/sub "message" on
+	// __redis__:invalidate if it is in pub/sub mode.
+	Redirected bool
+	// BrokenRedirect, when not 0, replaces the invalidation: the
+	// connection's REDIRECT target (this id) is gone; RESP3 connections
+	// get "tracking-redir-broken".
+	BrokenRedirect uint64
+}
+
+// ref is one connection that may hold a key. prov marks a registration
+// Begin made for a command still running.
+type ref struct {
+	id   uint64
+	prov bool
+}
+
+// bcastState is one BCAST prefix: its connections, and the keys under it
+// changed since the last broadcast with the origin of their last change.
+type bcastState struct {
+	prefix  []byte
+	clients map[uint64]struct{}
+	changed map[string]uint64
+}
+
+// Table is the process's tracking table. The zero Table is not usable:
+// call New.
+type Table struct {
+	mu       sync.Mutex
+	keys     map[string][]ref
+	items    int64 // refs over all keys (stale ones included, as Redis counts)
+	prefixes map[string]*bcastState
+	clients  map[uint64]*client // connections with tracking on
+	lookup   func(id uint64) Conn
+	maxKeys  int64 // 0: no bound
+
+	// armed: some key or prefix is tracked, so changes must be looked at.
+	// Read without the mutex on every change to any key.
+	armed atomic.Bool
+	// pending: some prefix has changed keys to broadcast.
+	pending atomic.Bool
+	// counters for INFO, readable without the mutex
+	nClients, nKeys, nItems, nPrefixes atomic.Int64
+}
+
+// New returns an empty table bounded to maxKeys keys (0: unbounded).
+func New(maxKeys int64) *Table {
+	return &Table{
+		keys:     map[string][]ref{},
+		prefixes: map[string]*bcastState{},
+		clients:  map[uint64]*client{},
+		maxKeys:  maxKeys,
+		lookup:   func(uint64) Conn { return nil },
+	}
+}
+
+// SetLookup installs how connections are found by id: REDIRECT targets,
+// and whether one still exists (any Redis connection, tracking or not).
+// The Redis front-end installs it; lookup runs under the table's mutex
+// and must only read.
+func (t *Table) SetLookup(lookup func(id uint64) Conn) {
+	t.mu.Lock()
+	t.lookup = lookup
+	t.mu.Unlock()
+}
+
+// Stats are INFO's figures.
+type Stats struct {
+	Clients  int64 // tracking_clients: connections with tracking on
+	Keys     int64 // tracking_total_keys
+	Items    int64 // tracking_total_items: (key, connection) pairs
+	Prefixes int64 // tracking_total_prefixes
+}
+
+// Stats returns INFO's figures.
+func (t *Table) Stats() Stats {
+	return Stats{Clients: t.nClients.Load(), Keys: t.nKeys.Load(), Items: t.nItems.Load(), Prefixes: t.nPrefixes.Load()}
+}
+
+// syncCounts publishes the counters and the armed flag; t.mu is held.
+func (t *Table) syncCounts() {
+	t.nKeys.Store(int64(len(t.keys)))
+	t.nItems.Store(t.items)
+	t.nPrefixes.Store(int64(len(t.prefixes)))
+	t.nClients.Store(int64(len(t.clients)))
+	t.armed.Store(len(t.keys) > 0 || len(t.prefixes) > 0)
+}
+
+// Begin registers keys for connection id before it runs a read-only
+// command on them (see the package doc); End must follow.
+func (t *Table) Begin(id uint64, keys [][]byte) {
+	if len(keys) == 0 {
+		return
+	}
+	t.mu.Lock()
+	for _, k := range keys {
+		refs := t.keys[string(k)]
+		if !hasRef(refs, id) {
+			t.keys[string(k)] = append(refs, ref{id: id, prov: true})
+			t.items++
+		}
+	}
+	t.syncCounts()
+	t.mu.Unlock()
+}
+
+// End remembers keys for connection id after its read-only command ran,
+// as Redis's trackingRememberKeys, then enforces tracking-table-max-keys.
+// Without a Begin (a command inside a script, which runs alone) it simply
+// remembers them.
+func (t *Table) End(id uint64, keys [][]byte) {
+	if len(keys) == 0 {
+		return
+	}
+	t.mu.Lock()
+	for _, k := range keys {
+		refs := t.keys[string(k)]
+		found := false
+		for i := range refs {
+			if refs[i].id == id {
+				refs[i].prov = false
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.keys[string(k)] = append(refs, ref{id: id})
+			t.items++
+		}
+	}
+	t.limitLocked()
+	t.syncCounts()
+	t.mu.Unlock()
+}
+
+func hasRef(refs []ref, id uint64) bool {
+	for _, r := range refs {
+		if r.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// KeyChanged implements engine.ChangeHook: key was modified by origin (0:
+// not by a connection's command). expired tells a key removed because it
+// expired, which Redis reports with no client: a BCAST NOLOOP connection
+// is told even of its own keys' expiry.
+func (t *Table) KeyChanged(key []byte, origin uint64, expired bool) {
+	if !t.armed.Load() {
+		return
+	}
+	t.mu.Lock()
+	if len(t.prefixes) > 0 {
+		by := origin
+		if expired {
+			by = 0
+		}
+		for _, ps := range t.prefixes {
+			if bytes.HasPrefix(key, ps.prefix) {
+				ps.changed[string(key)] = by
+				t.pending.Store(true)
+			}
+		}
+	}
+	t.invalidateLocked(key, origin)
+	t.syncCounts()
+	t.mu.Unlock()
+}
+
+// invalidateLocked removes key from the table and tells every connection
+// that had it (Redis's trackingInvalidateKey); t.mu is held.
+func (t *Table) invalidateLocked(key []byte, origin uint64) {
+	refs, ok := t.keys[string(key)]
+	if !ok {
+		return
+	}
+	delete(t.keys, string(key))
+	t.items -= int64(len(refs))
+	for _, r := range refs {
+		c := t.clients[r.id]
+		// Keys of a connection that switched to BCAST since it read them
+		// are not reported, as in Redis; nor a NOLOOP connection's own
+		// changes, nor a change its own running command made to a key it
+		// registered for that command (Redis had not remembered it yet).
+		if c == nil || c.bcast || r.id == origin && (c.noLoop || r.prov) {
+			continue
+		}
+		t.sendLocked(c, &Message{Keys: [][]byte{key}})
+	}
+}
+
+// sendLocked sends m on c's behalf, to c or its redirect target
+// (Redis's sendTrackingMessage); t.mu is held.
+func (t *Table) sendLocked(c *client, m *Message) {
+	if c.redirect != 0 {
+		target := t.lookup(c.redirect)
+		if target == nil {
+			c.broken = true
+			c.conn.Deliver(&Message{BrokenRedirect: c.redirect})
+			return
+		}
+		m.Redirected = true
+		target.Deliver(m)
+		return
+	}
+	c.conn.Deliver(m)
+}
+
+// Flushed implements engine.ChangeHook: every tracking connection is told
+// that all keys are invalid, and the table is emptied (Redis's
+// trackingInvalidateKeysOnFlush). BCAST prefixes stay.
+func (t *Table) Flushed() {
+	t.mu.Lock()
+	if len(t.clients) > 0 {
+		for _, id := range t.sortedClientIDs() {
+			c := t.clients[id]
+			t.sendLocked(c, &Message{All: true, NullProto: c.conn.Proto()})
+		}
+	}
+	clear(t.keys)
+	t.items = 0
+	t.syncCounts()
+	t.mu.Unlock()
+}
+
+// sortedClientIDs returns the tracking connections' ids in ascending
+// order, the order Redis's client list has them in.
+func (t *Table) sortedClientIDs() []uint64 {
+	ids := make([]uint64, 0, len(t.clients))
+	for id := range t.clients {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// BatchEnd implements engine.ChangeHook: the prefixes' changed keys are
+// broadcast (Redis's trackingBroadcastInvalidationMessages, run before
+// the event loop sleeps).
+func (t *Table) BatchEnd() {
+	if !t.pending.Load() {
+		return
+	}
+	t.mu.Lock()
+	t.pending.Store(false)
+	names := make([]string, 0, len(t.prefixes))
+	for p := range t.prefixes {
+		names = append(names, p)
+	}
+	slices.Sort(names) // Redis walks its prefix table in order
+	for _, p := range names {
+		ps := t.prefixes[p]
+		if len(ps.changed) == 0 {
+			continue
+		}
+		keys := make([]string, 0, len(ps.changed))
+		for k := range ps.changed {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		all := make([][]byte, len(keys))
+		for i, k := range keys {
+			all[i] = []byte(k)
+		}
+		ids := make([]uint64, 0, len(ps.clients))
+		for id := range ps.clients {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			c := t.clients[id]
+			if c == nil {
+				continue
+			}
+			msg := all
+			if c.noLoop {
+				msg = make([][]byte, 0, len(keys))
+				for i, k := range keys {
+					if ps.changed[k] != id {
+						msg = append(msg, all[i])
+					}
+				}
+				if len(msg) == 0 {
+					continue
+				}
+			}
+			t.sendLocked(c, &Message{Keys: msg})
+		}
+		clear(ps.changed)
+	}
+	t.mu.Unlock()
+}
+
+// SetMaxKeys changes tracking-table-max-keys (0: no bound); a lower bound
+// applies at once.
+func (t *Table) SetMaxKeys(n int64) {
+	t.mu.Lock()
+	t.maxKeys = n
+	t.limitLocked()
+	t.syncCounts()
+	t.mu.Unlock()
+}
+
+// limitLocked invalidates random keys, as if modified by no connection,
+// until the table holds at most maxKeys (Redis's trackingLimitUsedSlots);
+// t.mu is held.
+func (t *Table) limitLocked() {
+	if t.maxKeys <= 0 {
+		return
+	}
+	for int64(len(t.keys)) > t.maxKeys {
+		for k := range t.keys { // map order: a random key
+			t.invalidateLocked([]byte(k), 0)
+			break
+		}
+	}
+}
