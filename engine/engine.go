@@ -43,6 +43,8 @@ type Engine struct {
 	s3Clock atomic.Uint32
 
 	expireNext atomic.Uint64 // shard where the next ActiveExpireCycle starts
+	// noActiveExpire: DEBUG SET-ACTIVE-EXPIRE 0 stopped the cycle (pause.go).
+	noActiveExpire atomic.Bool
 
 	gate Gate // exclusive sections: EXEC, scripts, the snapshot barrier
 
@@ -282,8 +284,17 @@ func (d DB) lockKeyAt(key []byte, now int64) keyAt {
 }
 
 // reclaim removes an expired entry of database db and reports it
-// ("expired" event).
+// ("expired" event); while a CLIENT PAUSE keeps the dataset as it is, it
+// leaves the entry (pause.go).
 func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
+	if e.gate.frozen() {
+		return
+	}
+	e.reclaimNow(&s.shardData, slot, h, db)
+}
+
+// reclaimNow is reclaim whatever a pause says.
+func (e *Engine) reclaimNow(s *shardData, slot int, h uint64, db int) {
 	key := s.key(&s.entries[slot]) // the record's bytes outlive the removal
 	if !s.entries[slot].fetched() {
 		e.stats.expiredUnfetched.Add(1)

@@ -318,6 +318,9 @@ func (e *Engine) FreeMemory() bool {
 	if max <= 0 || e.used.Load() <= max && e.dead.Load() <= max/deadShare {
 		return true
 	}
+	if e.gate.frozen() { // CLIENT PAUSE keeps the dataset as it is, and refuses nothing (pause.go)
+		return true
+	}
 	ev := &e.evictor
 	ev.mu.Lock()
 	defer ev.mu.Unlock()

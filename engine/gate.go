@@ -44,6 +44,8 @@ type Gate struct {
 	deferMu   sync.Mutex
 	deferring bool
 	deferred  []deferredServe
+
+	pause pauseState // CLIENT PAUSE (pause.go)
 }
 
 // deferredServe is a key whose waiters an exclusive section must serve.

@@ -135,6 +135,12 @@ func (s *shardData) lookup(key []byte, h uint64) int {
 // insert stores a new entry for a key known to be absent and returns its
 // slot.
 func (s *shardData) insert(h uint64, key, value []byte, typ Type, m recordMeta) int {
+	if s.eng != nil && s.eng.gate.frozen() {
+		// A pause left an expired copy of the key in place (pause.go).
+		if old := s.lookup(key, h); old >= 0 {
+			s.eng.reclaimNow(s, old, h, s.db)
+		}
+	}
 	if s.sizeHint > 0 {
 		n := s.sizeHint
 		s.sizeHint = 0

@@ -74,7 +74,7 @@ func (e *Engine) tallies() tally {
 }
 
 // changed counts n writes to the shard's keys (Changes).
-func (s *shard) changed(n int64) { s.tally.changes += n }
+func (s *shardData) changed(n int64) { s.tally.changes += n }
 
 // lookedUp counts hits and misses of reads of the shard's keys (Stats).
 func (s *shard) lookedUp(hits, misses int64) {

@@ -98,6 +98,10 @@ type DumpOptions struct {
 	// ListFill is list-max-listpack-size, which packs a list's nodes
 	// (Redis's default is -2: 8 KB a node).
 	ListFill int
+	// PackedThreshold is the size from which a list element is a plain
+	// node of its own (DEBUG QUICKLIST-PACKED-THRESHOLD); 0 is Redis's
+	// default, 1 GB.
+	PackedThreshold int
 }
 
 // DumpVersion is the RDB version written in a payload's footer, and the
@@ -133,7 +137,7 @@ func AppendDump(dst []byte, v *Value, o DumpOptions) ([]byte, error) {
 		defer compressors.Put(w.lzfRedis)
 	}
 	start := len(dst)
-	if err := w.value(v, o.ListFill); err != nil {
+	if err := w.value(v, o); err != nil {
 		return dst, err
 	}
 	w.raw(binary.LittleEndian.AppendUint16(w.ibuf[:0], DumpVersion))
@@ -142,7 +146,7 @@ func AppendDump(dst []byte, v *Value, o DumpOptions) ([]byte, error) {
 }
 
 // value writes a value's type byte and its encoding.
-func (w *Writer) value(v *Value, fill int) error {
+func (w *Writer) value(v *Value, o DumpOptions) error {
 	bad := func() error {
 		return fmt.Errorf("rdb: a %s has no %s encoding", v.Type, v.Encoding)
 	}
@@ -162,7 +166,7 @@ func (w *Writer) value(v *Value, fill int) error {
 			return errEmptyValue
 		}
 		w.byte1(rtListQuicklist2)
-		w.quicklistBody(v.Elems, fill)
+		w.quicklistBody(v.Elems, o)
 		return nil
 	case Set:
 		if len(v.Elems) == 0 {
@@ -236,35 +240,66 @@ func (w *Writer) value(v *Value, fill int) error {
 
 var errEmptyValue = errors.New("rdb: an empty collection has no DUMP payload")
 
-// quicklistBody writes the value of RDB_TYPE_LIST_QUICKLIST_2: the count of
-// nodes, then for each its container (packed or plain) and its listpack
-// (or, plain, its one element) as a string. The nodes are filled as
-// Redis's quicklistPushTail fills them (compact.go).
-func (w *Writer) quicklistBody(elems [][]byte, fill int) {
-	fill = clampFill(fill)
-	// A node is a run of elems; plain nodes hold one element.
-	type node struct {
-		from, to int
-		plain    bool
+// qlNode is one node of a quicklist: a run of elements, or one element
+// in a plain node.
+type qlNode struct {
+	from, to int
+	plain    bool
+}
+
+// quicklistNodes splits elems into nodes as Redis's quicklistPushTail
+// fills them (compact.go), each at most o.ListFill and elements from
+// o.PackedThreshold bytes in plain nodes.
+func quicklistNodes(elems [][]byte, o DumpOptions) []qlNode {
+	fill := clampFill(o.ListFill)
+	threshold := o.PackedThreshold
+	if threshold <= 0 {
+		threshold = qlPackedThreshold
 	}
-	var nodes []node
+	var nodes []qlNode
 	size, count := 0, 0 // the open packed node's listpack size and length
 	open := false
 	for i, e := range elems {
 		switch {
-		case len(e) >= qlPackedThreshold:
-			nodes = append(nodes, node{from: i, to: i + 1, plain: true})
+		case len(e) >= threshold:
+			nodes = append(nodes, qlNode{from: i, to: i + 1, plain: true})
 			open = false
 			continue
 		case open && quicklistAllows(fill, size, count, len(e)):
 			nodes[len(nodes)-1].to = i + 1
 			count++
 		default:
-			nodes = append(nodes, node{from: i, to: i + 1})
+			nodes = append(nodes, qlNode{from: i, to: i + 1})
 			size, count, open = lpEmpty, 1, true
 		}
 		size += lpEntrySize(e)
 	}
+	return nodes
+}
+
+// QuicklistShape returns how Redis would hold a list of elems: its
+// quicklist's nodes and their bytes uncompressed (each packed node's
+// listpack, each plain node's element), as DEBUG OBJECT reports them.
+func QuicklistShape(elems [][]byte, o DumpOptions) (nodes, bytes int) {
+	ns := quicklistNodes(elems, o)
+	for _, n := range ns {
+		if n.plain {
+			bytes += len(elems[n.from])
+			continue
+		}
+		bytes += lpEmpty
+		for _, e := range elems[n.from:n.to] {
+			bytes += lpEntrySize(e)
+		}
+	}
+	return len(ns), bytes
+}
+
+// quicklistBody writes the value of RDB_TYPE_LIST_QUICKLIST_2: the count of
+// nodes, then for each its container (packed or plain) and its listpack
+// (or, plain, its one element) as a string.
+func (w *Writer) quicklistBody(elems [][]byte, o DumpOptions) {
+	nodes := quicklistNodes(elems, o)
 	w.length(uint64(len(nodes)))
 	for _, n := range nodes {
 		if n.plain {

@@ -199,7 +199,7 @@ func TestDumpRoundTrip(t *testing.T) {
 func TestQuicklistNodes(t *testing.T) {
 	nodes := func(elems [][]byte, fill int) []int {
 		w := &Writer{}
-		w.quicklistBody(elems, fill)
+		w.quicklistBody(elems, DumpOptions{ListFill: fill})
 		r := &Reader{r: bufio.NewReader(bytes.NewReader(w.mem))}
 		n := int(r.readCount("nodes"))
 		var counts []int
