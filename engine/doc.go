@@ -191,6 +191,9 @@
 //	                  └ the notification Sink's own locks (pubsub's Hub)
 //	Gate.mu: a leaf, taken with no engine lock held; nothing under it.
 //	Gate.deferMu: a leaf, taken under a shard lock; nothing under it.
+//	pauseState.mu (CLIENT PAUSE's parked wake-ups and timer, pause.go):
+//	a leaf, taken with no engine lock held; nothing under it. The pause
+//	itself is atomics, read under shard locks (reclaim, insert).
 //
 // The gate (gate.go, Gate.rw, a sync.RWMutex). Shared holders: each batch
 // of commands a connection's event loop serves (resp's Client.serve and
