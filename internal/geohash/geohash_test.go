@@ -180,3 +180,48 @@ func TestEstimateSteps(t *testing.T) {
 		}
 	}
 }
+
+// Contains's shortcuts (the centre computed once, Go's math to reject far
+// points) change no answer: it agrees with the plain formulas bit for
+// bit, a point at exactly the radius included.
+func TestContainsShortcuts(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	plain := func(s *Shape, lon, lat float64) (float64, bool) {
+		if !s.Box {
+			d := Distance(s.Lon, s.Lat, lon, lat)
+			return d, !(d > s.Radius*s.Conversion)
+		}
+		if LatDistance(lat, s.Lat) > s.Height*s.Conversion/2 || Distance(lon, lat, s.Lon, lat) > s.Width*s.Conversion/2 {
+			return 0, false
+		}
+		return Distance(s.Lon, s.Lat, lon, lat), true
+	}
+	for i := range 2000 {
+		s := Shape{Lon: r.Float64()*360 - 180, Lat: r.Float64()*170 - 85, Conversion: []float64{1, 1000, 0.3048, 1609.34}[i%4]}
+		size := math.Pow(10, r.Float64()*5)
+		if i%2 == 0 {
+			s.Radius = size
+		} else {
+			s.Box, s.Width, s.Height = true, size*(0.2+r.Float64()), size*(0.2+r.Float64())
+		}
+		for range 50 {
+			lon, lat := r.Float64()*360-180, r.Float64()*170-85
+			if r.IntN(2) == 0 {
+				lon = max(-180, min(180, s.Lon+r.NormFloat64()*size*s.Conversion/1e5))
+				lat = max(-85, min(85, s.Lat+r.NormFloat64()*size*s.Conversion/1e5))
+			}
+			d1, ok1 := s.Contains(lon, lat)
+			d2, ok2 := plain(&s, lon, lat)
+			if ok1 != ok2 || (ok1 && math.Float64bits(d1) != math.Float64bits(d2)) {
+				t.Fatalf("%+v at %v,%v: Contains %v %v, plain %v %v", s, lon, lat, d1, ok1, d2, ok2)
+			}
+			// The shortcut never rejects a point at exactly the limit.
+			o := newOrigin(s.Lon, s.Lat)
+			d := o.distance(lon, lat)
+			edge := Shape{Lon: s.Lon, Lat: s.Lat, Radius: d, Conversion: 1}
+			if _, in := edge.Contains(lon, lat); !in && !math.IsNaN(d) {
+				t.Fatalf("%v,%v → %v,%v at %v m: not within a radius of %v m", s.Lon, s.Lat, lon, lat, d, d)
+			}
+		}
+	}
+}

@@ -112,43 +112,64 @@ func reduce(x dd) (dd, int) {
 	return r, int(int64(k) & 3)
 }
 
-// sinCosKernel returns sin(r) and cos(r) for |r| <= ~pi/4. The terms
-// from r^8 on are below 2^-21 of the result and are summed in plain
-// double precision (their rounding errors stay near 2^-74 of the
-// result); the leading ones in double-double.
-func sinCosKernel(r dd) (s, c dd) {
+// The Taylor kernels, for |r| <= ~pi/4. The terms from r^8 on are below
+// 2^-21 of the result and are summed in plain double precision (their
+// rounding errors stay near 2^-74 of the result); the leading ones in
+// double-double.
+
+func sinKernel(r dd) dd {
 	r2 := r.mul(r)
 	z := r2.hi
-	qs, qc := sinCoef[len(sinCoef)-1].hi, cosCoef[len(cosCoef)-1].hi
+	q := sinCoef[len(sinCoef)-1].hi
 	for k := len(sinCoef) - 2; k >= 4; k-- {
-		qs = float64(qs*z) + sinCoef[k].hi
-		qc = float64(qc*z) + cosCoef[k].hi
+		q = float64(q*z) + sinCoef[k].hi
 	}
-	ps := twoProd(z, qs).add(sinCoef[3])
-	pc := twoProd(z, qc).add(cosCoef[3])
-	for k := 2; k >= 1; k-- {
-		ps = ps.mul(r2).add(sinCoef[k])
-		pc = pc.mul(r2).add(cosCoef[k])
-	}
-	s = r.add(r.mul(r2).mul(ps))
-	c = cosCoef[0].add(r2.mul(pc))
-	return s, c
+	p := twoProd(z, q).add(sinCoef[3])
+	p = p.mul(r2).add(sinCoef[2])
+	p = p.mul(r2).add(sinCoef[1])
+	return r.add(r.mul(r2).mul(p))
 }
 
-// sinCosDD returns sin(x) and cos(x) to about 106 bits.
-func sinCosDD(x dd) (s, c dd) {
+func cosKernel(r dd) dd {
+	r2 := r.mul(r)
+	z := r2.hi
+	q := cosCoef[len(cosCoef)-1].hi
+	for k := len(cosCoef) - 2; k >= 4; k-- {
+		q = float64(q*z) + cosCoef[k].hi
+	}
+	p := twoProd(z, q).add(cosCoef[3])
+	p = p.mul(r2).add(cosCoef[2])
+	p = p.mul(r2).add(cosCoef[1])
+	return cosCoef[0].add(r2.mul(p))
+}
+
+func (x dd) neg() dd { return dd{-x.hi, -x.lo} }
+
+// sinDD and cosDD return sin(x) and cos(x) to about 106 bits.
+func sinDD(x dd) dd {
 	r, q := reduce(x)
-	s, c = sinCosKernel(r)
-	neg := func(v dd) dd { return dd{-v.hi, -v.lo} }
 	switch q {
 	case 1:
-		s, c = c, neg(s)
+		return cosKernel(r)
 	case 2:
-		s, c = neg(s), neg(c)
+		return sinKernel(r).neg()
 	case 3:
-		s, c = neg(c), s
+		return cosKernel(r).neg()
 	}
-	return s, c
+	return sinKernel(r)
+}
+
+func cosDD(x dd) dd {
+	r, q := reduce(x)
+	switch q {
+	case 1:
+		return sinKernel(r).neg()
+	case 2:
+		return cosKernel(r).neg()
+	case 3:
+		return sinKernel(r)
+	}
+	return cosKernel(r)
 }
 
 // sin is glibc's sin: the correctly rounded sine.
@@ -156,8 +177,7 @@ func sin(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > ddTrigLimit {
 		return math.Sin(x)
 	}
-	s, _ := sinCosDD(dd{x, 0})
-	return s.round()
+	return sinDD(dd{x, 0}).round()
 }
 
 // cos is glibc's cos: the correctly rounded cosine.
@@ -165,14 +185,14 @@ func cos(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > ddTrigLimit {
 		return math.Cos(x)
 	}
-	_, c := sinCosDD(dd{x, 0})
-	return c.round()
+	return cosDD(dd{x, 0}).round()
 }
 
 // asin is glibc's asin: the correctly rounded arc sine; NaN outside
 // [-1, 1]. Go's Asin, accurate to some units in the last place, is
-// refined by Newton steps on sin(y) = x in double-double: one leaves an
-// error near 2^-97 up to x = 0.9, two beyond, where tan(y) grows.
+// refined by Newton steps on sin(y) = x, sin(y) in double-double: one
+// leaves an error near 2^-97 up to x = 0.9, two beyond, where tan(y)
+// grows. The step's divisor cos(y) needs few bits: Go's Cos does.
 func asin(x float64) float64 {
 	switch {
 	case x == 0 || math.IsNaN(x):
@@ -186,13 +206,12 @@ func asin(x float64) float64 {
 	}
 	y := dd{math.Asin(x), 0}
 	steps := 1
-	if x > 0.9 { // tan(y) large: the step's quadratic error grows
+	if x > 0.9 {
 		steps = 2
 	}
 	for range steps {
-		s, c := sinCosDD(y)
-		d := s.add(dd{-x, 0})
-		y = y.add(dd{-d.hi / c.hi, 0})
+		d := sinDD(y).add(dd{-x, 0})
+		y = y.add(dd{-d.hi / math.Cos(y.hi), 0})
 	}
 	return y.round()
 }

@@ -30,15 +30,65 @@ func LatDistance(lat1, lat2 float64) float64 {
 // points can make the haversine exceed 1 by a rounding and the distance
 // NaN, in Redis too.
 func Distance(lon1, lat1, lon2, lat2 float64) float64 {
-	lon1r, lon2r := degRad(lon1), degRad(lon2)
-	v := sin((lon2r - lon1r) / 2)
+	o := newOrigin(lon1, lat1)
+	return o.distance(lon2, lat2)
+}
+
+// origin is a point distances are measured from, with what the formula
+// computes of it alone: a search measures every candidate from its
+// centre. Its results are Distance's, bit for bit.
+type origin struct {
+	lon, lat, lonRad, latRad, cosLat float64
+}
+
+func newOrigin(lon, lat float64) origin {
+	o := origin{lon: lon, lat: lat, lonRad: degRad(lon), latRad: degRad(lat)}
+	o.cosLat = cos(o.latRad)
+	return o
+}
+
+func (o *origin) distance(lon, lat float64) float64 {
+	v := sin((degRad(lon) - o.lonRad) / 2)
 	if v == 0 {
-		return LatDistance(lat1, lat2)
+		return LatDistance(o.lat, lat)
 	}
-	lat1r, lat2r := degRad(lat1), degRad(lat2)
-	u := sin((lat2r - lat1r) / 2)
-	a := float64(u*u) + float64(float64(float64(cos(lat1r)*cos(lat2r))*v)*v)
+	latRad := degRad(lat)
+	u := sin((latRad - o.latRad) / 2)
+	cosLat := o.cosLat // the same latitude: the same cosine
+	if lat != o.lat {
+		cosLat = cos(latRad)
+	}
+	a := float64(u*u) + float64(float64(float64(o.cosLat*cosLat)*v)*v)
 	return 2.0 * earthRadius * asin(math.Sqrt(a))
+}
+
+// farHaversine returns the haversine above which a distance is
+// certainly beyond limit metres, with a margin far above any rounding:
+// Contains bounds a candidate's haversine from below (sinBelow,
+// cosBelow) and spares the exact computation of most points outside a
+// search. +Inf when no haversine is beyond (limit at or past half the
+// circumference).
+func farHaversine(limit float64) float64 {
+	theta := limit / (2 * earthRadius) * (1 + 1e-9)
+	if !(theta < math.Pi/2) {
+		return math.Inf(1)
+	}
+	s := math.Sin(theta)
+	return s*s*(1+1e-9) + 1e-24
+}
+
+// sinBelow and cosBelow are lower bounds of |sin x| and of cos x for
+// |x| <= pi/2 (0 where the bound goes negative): the Taylor polynomials
+// cut after a negative term, below the function for every x >= 0.
+func sinBelow(x float64) float64 {
+	x = math.Abs(x)
+	x2 := x * x
+	return max(0, x*(1-x2/6*(1-x2/20*(1-x2/42))))
+}
+
+func cosBelow(x float64) float64 {
+	x2 := x * x
+	return max(0, 1-x2/2*(1-x2/12*(1-x2/30)))
 }
 
 // Shape is a search area: a circle of Radius, or a Width x Height box
@@ -49,24 +99,50 @@ type Shape struct {
 	Radius        float64
 	Width, Height float64
 	Conversion    float64
+
+	prepared bool
+	centre   origin
+	cosLat   float64 // cosBelow of the centre's latitude
+	farA     float64 // farHaversine of the radius (circle) or half width (box)
 }
 
 // Contains reports whether the point (lon, lat) is in the shape, and its
 // distance in metres from the centre (Redis's geoWithinShape). A box
 // tests the latitude distance first, then the longitude distance along
-// the point's parallel.
+// the point's parallel. The shape must not change after the first call.
 func (s *Shape) Contains(lon, lat float64) (dist float64, ok bool) {
+	if !s.prepared {
+		s.centre = newOrigin(s.Lon, s.Lat)
+		s.cosLat = cosBelow(s.centre.latRad)
+		if s.Box {
+			s.farA = farHaversine(s.Width * s.Conversion / 2)
+		} else {
+			s.farA = farHaversine(s.Radius * s.Conversion)
+		}
+		s.prepared = true
+	}
+	lonRad, latRad := degRad(lon), degRad(lat)
+	v := sinBelow((lonRad - s.centre.lonRad) / 2)
 	if !s.Box {
-		d := Distance(s.Lon, s.Lat, lon, lat)
-		return d, !(d > s.Radius*s.Conversion)
+		u := sinBelow((latRad - s.centre.latRad) / 2)
+		if u*u+s.cosLat*cosBelow(latRad)*v*v > s.farA {
+			return 0, false
+		}
+		limit := s.Radius * s.Conversion
+		d := s.centre.distance(lon, lat)
+		return d, !(d > limit)
 	}
 	if LatDistance(lat, s.Lat) > s.Height*s.Conversion/2 {
 		return 0, false
 	}
-	if Distance(lon, lat, s.Lon, lat) > s.Width*s.Conversion/2 {
+	if c := cosBelow(latRad); c*c*v*v > s.farA { // along the point's parallel
 		return 0, false
 	}
-	return Distance(s.Lon, s.Lat, lon, lat), true
+	along := origin{lon: lon, lat: lat, lonRad: lonRad, latRad: latRad, cosLat: cos(latRad)}
+	if along.distance(s.Lon, lat) > s.Width*s.Conversion/2 {
+		return 0, false
+	}
+	return s.centre.distance(lon, lat), true
 }
 
 // bounds is the shape's bounding box in degrees (Redis's
