@@ -218,6 +218,11 @@ func (c *Config) ListMaxListpackSize() int { return int(c.load().num[dListMaxLis
 // grow past it turns dense, as in Redis (the HLL's bytes are Redis's).
 func (c *Config) HLLSparseMaxBytes() int { return int(c.load().num[dHLLSparseMaxBytes]) }
 
+// StreamNodeMaxBytes and StreamNodeMaxEntries bound a stream's blocks
+// (engine/stream.go), as Redis's listpack nodes.
+func (c *Config) StreamNodeMaxBytes() int64   { return c.load().num[dStreamNodeMaxBytes] }
+func (c *Config) StreamNodeMaxEntries() int64 { return c.load().num[dStreamNodeMaxEntries] }
+
 // ListCompressDepth is how many quicklist nodes at each end stay uncompressed; 0 disables.
 func (c *Config) ListCompressDepth() int { return int(c.load().num[dListCompressDepth]) }
 

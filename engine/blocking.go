@@ -60,6 +60,12 @@ type Waiter struct {
 	// value of type typ: it removes what the command wants and stores it in
 	// result. nil makes a retry waiter.
 	take func(key []byte, a aggregate)
+	// offer is a hand-off that may decline (streams: XREAD waits for an
+	// entry past its ID, and a stream may get others): it reports
+	// whether it served the waiter and whether it changed the value
+	// (XREADGROUP's PEL). A waiter it declines stays queued, and serving
+	// goes on with the next one.
+	offer func(key []byte, a aggregate) (served, changed bool)
 	// popClass and popEvent name what a hand-off does to the key, for the
 	// keyspace notification ("lpop", "zpopmin"…).
 	popClass Class
@@ -234,7 +240,7 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 			r = next
 			continue
 		}
-		if w.take == nil {
+		if w.take == nil && w.offer == nil {
 			w.mu.Unlock()
 			if !w.nudged.Swap(true) {
 				d.wakeLater(w.wake)
@@ -242,6 +248,26 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 			return
 		}
 		before := a.memSize()
+		if w.offer != nil {
+			ok, changed := w.offer(key, a)
+			if ok {
+				w.state = served
+			}
+			w.mu.Unlock()
+			if ok {
+				s.unlinkWaiter(r)
+				d.wakeLater(w.wake)
+			}
+			if changed {
+				s.account(a.memSize() - before)
+				s.changed(1)
+				en := &s.entries[slot]
+				d.e.newVersion(&s.shardData, en)
+				d.e.onWrite(&s.shardData, en, now)
+			}
+			r = next
+			continue
+		}
 		w.take(key, a)
 		d.notifyLater(w.popClass, w.popEvent, key)
 		w.state = served

@@ -18,6 +18,7 @@ const (
 	TypeHash
 	TypeSet
 	TypeZSet
+	TypeStream
 )
 
 // String returns the name Redis's TYPE command uses.
@@ -33,6 +34,8 @@ func (t Type) String() string {
 		return "set"
 	case TypeZSet:
 		return "zset"
+	case TypeStream:
+		return "stream"
 	}
 	return "none"
 }

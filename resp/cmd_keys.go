@@ -193,7 +193,7 @@ func cmdKeys(c *Client, args [][]byte) {
 }
 
 // noSuchType is a type no entry has: SCAN TYPE with a name Redis 7.0 does
-// not know ("stream" included, which Tandem does not hold) matches nothing
+// not know matches nothing
 // but still walks the keyspace and returns a cursor, as Redis does.
 const noSuchType = engine.Type(0xff)
 
@@ -201,7 +201,7 @@ const noSuchType = engine.Type(0xff)
 // compares it: strcasecmp against the type name, so only the bytes before
 // a NUL count.
 func scanTypeByName(a []byte) engine.Type {
-	for _, t := range []engine.Type{engine.TypeString, engine.TypeList, engine.TypeHash, engine.TypeSet, engine.TypeZSet} {
+	for _, t := range []engine.Type{engine.TypeString, engine.TypeList, engine.TypeHash, engine.TypeSet, engine.TypeZSet, engine.TypeStream} {
 		if argIsC(a, upperASCII(t.String())) {
 			return t
 		}

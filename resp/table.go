@@ -11,6 +11,7 @@ func commandFamilies() [][]*Command {
 		keyCommands(), objectCommands(), dumpCommands(),
 		listCommands(),
 		zsetCommands(),
+		streamCommands(),
 		geoCommands(),
 		hashCommands(),
 		setCommands(),
