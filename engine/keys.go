@@ -523,7 +523,6 @@ func (e *Engine) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
-	e.flushed() // Redis's SWAPDB invalidates every tracked key as a flush does
 	ls := e.newLockSet()
 	for i := 0; i < e.perDB; i++ {
 		ls.add(a*e.perDB + i)

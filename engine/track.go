@@ -16,8 +16,9 @@ import "sync/atomic"
 //     WATCH sees, which are Redis's signalModifiedKey;
 //   - an expired key reclaimed (reclaim), after its "expired" event, as
 //     Redis signals after notifying;
-//   - a database flushed (FLUSHDB, FLUSHALL, SWAPDB, flush_all): Flushed,
-//     once per command, before the keys go;
+//   - a database flushed (FLUSHDB, FLUSHALL, flush_all): Flushed, once per
+//     command, before the keys go. SWAPDB reports nothing, as Redis 7.0's
+//     invalidates nothing (a client may keep the other database's values);
 //   - the end of every batch of shared work (Gate.Leave: a connection's
 //     batch of commands of either protocol, an expiry cycle): BatchEnd,
 //     where Redis's beforeSleep sends the broadcast (BCAST) invalidations

@@ -74,10 +74,13 @@ type Client struct {
 	ps *subscriber
 
 	obuf outputLimit // client-output-buffer-limit normal (outputlimit.go), loop-local
+
+	trk clientTracking // client-side caching (tracking_client.go)
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
 	c := &Client{fe: f, peer: p, id: p.ID(), created: time.Now()}
+	c.events.Origin = c.id // its writes are its own, for tracking's NOLOOP
 	c.stripe = uint8(c.id % statStripes)
 	c.parser = NewParser(Limits{MaxBulkLen: f.cfg.ProtoMaxBulkLen()})
 	c.w.Proto = 2
@@ -163,6 +166,7 @@ func (c *Client) Closed() {
 	c.unwatch()
 	c.events.Flush()
 	c.dropSubscriptions()
+	c.trackingOff()
 	c.fe.clients.Delete(c.id)
 }
 
@@ -226,8 +230,10 @@ func (c *Client) exec(args [][]byte) {
 	}
 	c.lastCmd.Store(cmd)
 	start := statNow()
+	tracked := c.trackingBeforeRun(cmd, args) // client-side caching (tracking_client.go)
 	before := len(c.w.Buf)
 	cmd.Run(c, args)
+	c.trackingAfterRun(tracked)
 	c.events.Flush() // keyspace events for after the command's own (notify.go)
 	c.countRun(cmd, start, c.w.Buf[before:])
 }
@@ -238,6 +244,7 @@ func (c *Client) exec(args [][]byte) {
 func (c *Client) execReply(args [][]byte) {
 	mark := len(c.w.Buf)
 	c.exec(args)
+	mark = c.trackingMark(mark) // invalidations placed before the reply
 	if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
 		c.fe.countError(errorCode(c.w.Buf[mark+1:]))
 	}
@@ -247,6 +254,7 @@ func (c *Client) execReply(args [][]byte) {
 	if c.ps != nil && c.ps.active {
 		c.afterCommand(mark) // pushes and messages go before the reply
 	}
+	c.trackingAfterCommand(args) // invalidations go after it
 	c.replySkip, c.replySkipNext = c.replySkipNext, false
 }
 

@@ -29,6 +29,10 @@ func clientSubcommands() []*Command {
 		{Name: "client|setinfo", Arity: 4, Flags: conn, Group: "connection", Since: "7.2.0", Summary: "Sets information specific to the client or connection.", Run: cmdClientSetInfo},
 		{Name: "client|no-evict", Arity: 3, Flags: admin, Group: "connection", Since: "7.0.0", Summary: "Set client eviction mode for the current connection", Run: cmdClientNoEvict},
 		{Name: "client|no-touch", Arity: 3, Flags: conn, Group: "connection", Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Run: cmdClientNoTouch},
+		{Name: "client|tracking", Arity: -3, Flags: conn, Group: "connection", Since: "6.0.0", Summary: "Enable or disable server assisted client side caching support", Run: cmdClientTracking},
+		{Name: "client|caching", Arity: 3, Flags: conn, Group: "connection", Since: "6.0.0", Summary: "Instruct the server about tracking or not keys in the next request", Run: cmdClientCaching},
+		{Name: "client|getredir", Arity: 2, Flags: conn, Group: "connection", Since: "6.0.0", Summary: "Get tracking notifications redirection client ID if any", Run: cmdClientGetRedir},
+		{Name: "client|trackinginfo", Arity: 2, Flags: conn, Group: "connection", Since: "6.2.0", Summary: "Return information about server assisted client side caching for the current connection", Run: cmdClientTrackingInfo},
 		{Name: "client|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: "connection", Since: "5.0.0", Summary: "Show helpful text about the different subcommands", Run: cmdClientHelp},
 	}
 }
@@ -36,6 +40,10 @@ func clientSubcommands() []*Command {
 // clientHelp is CLIENT HELP's text for the subcommands Tandem serves, in
 // Redis's words and order (7.0's, with 7.2's lines for SETINFO and NO-TOUCH).
 var clientHelp = []string{
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
 	"GETNAME",
 	"    Return the name of the current connection.",
 	"ID",
@@ -64,6 +72,11 @@ var clientHelp = []string{
 	"    Control the replies sent to the current connection.",
 	"SETNAME <name>",
 	"    Assign the name <name> to the current connection.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
 	"SETINFO <option> <value>",
 	"    Set client meta attr. Options are:",
 	"    * LIB-NAME: the client lib name.",
@@ -311,6 +324,8 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	if nSub+nPSub+nSSub > 0 {
 		flags = append(flags, 'P')
 	}
+	trackFlags, redir := c.trackingListFlags()
+	flags = append(flags, trackFlags...)
 	if noEvict {
 		flags = append(flags, 'e')
 	}
@@ -359,7 +374,7 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", user)
-	field("redir", "-1")
+	field("redir", itoa(redir))
 	field("resp", itoa(int64(c.proto.Load())))
 	field("lib-name", libName)
 	field("lib-ver", libVer)

@@ -218,7 +218,7 @@ func TestClientReply(t *testing.T) {
 func TestClientHelp(t *testing.T) {
 	c := newTestEnv(t).client()
 	got := c.do("client", "help")
-	want := "*" + strconv.Itoa(len(clientHelp)+3) + "\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n+GETNAME\r\n"
+	want := "*" + strconv.Itoa(len(clientHelp)+3) + "\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n+CACHING (YES|NO)\r\n"
 	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "+HELP\r\n+    Prints this help.\r\n") {
 		t.Errorf("CLIENT HELP: %q", got)
 	}

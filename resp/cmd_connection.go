@@ -197,6 +197,7 @@ func (f *Frontend) databases() int {
 func cmdReset(c *Client, _ [][]byte) {
 	c.discard()
 	c.resetPubSub()
+	c.trackingOff()
 	c.selectDB(0)
 	c.setProto(2)
 	c.setAuthenticated(!c.fe.users.AuthRequired())

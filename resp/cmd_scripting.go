@@ -36,10 +36,10 @@ func scriptingCommands() []*Command {
 	return []*Command{
 		{Name: "eval", Arity: -3, Flags: base, Keys: keys, ACL: acl, KeyFlags: []KeyFlag{ksRWAccessUpd}, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "2.6.0", Summary: "Execute a Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, false, false) }},
 		{Name: "evalsha", Arity: -3, Flags: base, Keys: keys, ACL: acl, KeyFlags: []KeyFlag{ksRWAccessUpd}, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "2.6.0", Summary: "Execute a Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, true, false) }},
-		{Name: "eval_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, false, true) }},
-		{Name: "evalsha_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, true, true) }},
+		{Name: "eval_ro", Arity: -3, Flags: ro, Internal: NotTracked, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, false, true) }},
+		{Name: "evalsha_ro", Arity: -3, Flags: ro, Internal: NotTracked, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Execute a read-only Lua script server side", Run: func(c *Client, a [][]byte) { c.evalGeneric(a, true, true) }},
 		{Name: "fcall", Arity: -3, Flags: base, Keys: keys, ACL: acl, KeyFlags: []KeyFlag{ksRWAccessUpd}, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Invoke a function", Run: func(c *Client, a [][]byte) { c.fcallGeneric(a, false) }},
-		{Name: "fcall_ro", Arity: -3, Flags: ro, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Invoke a read-only function", Run: func(c *Client, a [][]byte) { c.fcallGeneric(a, true) }},
+		{Name: "fcall_ro", Arity: -3, Flags: ro, Internal: NotTracked, Keys: keys, ACL: aclRO, VarKeyFlags: numkeysFallbackFlags(2), Group: "scripting", Since: "7.0.0", Summary: "Invoke a read-only function", Run: func(c *Client, a [][]byte) { c.fcallGeneric(a, true) }},
 		{Name: "script", Arity: -2, Group: "scripting", Since: "2.6.0", Summary: "A container for Lua scripts management commands", Subcommands: scriptSubcommands()},
 		{Name: "function", Arity: -2, Group: "scripting", Since: "7.0.0", Summary: "A container for function commands", Subcommands: functionSubcommands()},
 	}
@@ -210,6 +210,7 @@ const scriptMemoryFloor = 16 << 20
 // least scriptMemoryFloor), or scripting.DefaultMemoryLimit without one.
 func (c *Client) newScriptRun(h *scriptHost, args [][]byte, numkeys int) *scripting.Run {
 	run := &scripting.Run{Host: h, Keys: args[3 : 3+numkeys], Args: args[3+numkeys:], Command: args}
+	h.trackKeys = run.Keys // what its reads register for a tracking caller (tracking_client.go)
 	run.MaxString = c.fe.cfg.ProtoMaxBulkLen()
 	if maxMem := c.fe.cfg.MaxMemory(); maxMem > 0 {
 		run.MemoryLimit = max(maxMem-c.fe.eng.UsedMemory(), scriptMemoryFloor)
@@ -243,6 +244,7 @@ type scriptHost struct {
 	oomAtStart   bool
 	running      *scripting.Running
 	wroteLocally bool
+	trackKeys    [][]byte // the script's keys (KEYS)
 }
 
 // newScriptHost makes the script client: no connection, the caller's
@@ -250,6 +252,7 @@ type scriptHost struct {
 // section already.
 func (c *Client) newScriptHost(flags scripting.Flags, ro bool) *scriptHost {
 	sc := &Client{fe: c.fe, peer: c.peer, id: c.id, created: c.created, authenticated: true, inExclusive: true}
+	sc.events.Origin = c.id // after a SELECT too, the caller's writes
 	sc.db = c.db
 	sc.dbNum.Store(c.dbNum.Load())
 	compat := flags&scripting.FlagEvalCompat != 0
@@ -306,6 +309,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	c.lastCmd.Store(cmd)
 	start := statNow()
 	cmd.Run(c, args)
+	h.caller.trackingScriptRead(cmd, h.trackKeys)
 	// Keyspace events queued for after the command's own (notify.go): on
 	// the caller's queue, whose database handle the script starts with,
 	// and on the script client's own after a SELECT.

@@ -86,6 +86,10 @@ const (
 	// command it queued is, and a refusal before it runs discards the
 	// transaction with EXECABORT, as Redis's execCommandAbort.
 	RunsQueue
+	// NotTracked: a read-only command whose keys client tracking does not
+	// register (EVAL_RO, EVALSHA_RO, FCALL_RO: their scripts' reads
+	// register them), as Redis's call() excepts evalRoCommand….
+	NotTracked
 )
 
 // Command is one entry of the command table: everything Redis declares

@@ -24,6 +24,8 @@ func TestInternalFlags(t *testing.T) {
 			"refused by MISCONF without being a write"},
 		{RunsQueue, "RunsQueue", []string{"exec"},
 			"denyoom by its queue; a refusal is EXECABORT"},
+		{NotTracked, "NotTracked", []string{"eval_ro", "evalsha_ro", "fcall_ro"},
+			"read-only, but client tracking registers its scripts' reads instead"},
 	}
 	var all InternalFlag
 	table := NewTable(commandFamilies()...)

@@ -15,6 +15,7 @@ import (
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/snapshot"
+	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
 )
 
@@ -84,6 +85,8 @@ type Frontend struct {
 
 	users *users.Store // AUTH, HELLO AUTH, RESET (cmd_connection.go)
 
+	tracking *tracking.Table // client-side caching (tracking_client.go)
+
 	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
 }
 
@@ -101,7 +104,9 @@ type frontendStats struct {
 func New(o Options) *Frontend {
 	svc := o.Services
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
-		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users}
+		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users,
+		tracking: svc.Tracking}
+	f.tracking.SetLookup(f.lookupTrackingConn) // REDIRECT targets are Redis connections
 	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
 	if err != nil {
 		panic(err) // the binary checks with CheckRenames before building a node

@@ -250,7 +250,7 @@ func (f *Frontend) infoClients(b *infoBuilder) {
 	b.int("client_recent_max_output_buffer", bufs.RecentMaxOutput)
 	blocked, inTimeoutTable := f.blockedClients()
 	b.int("blocked_clients", int64(blocked))
-	b.field("tracking_clients", "0")
+	b.int("tracking_clients", f.tracking.Stats().Clients)
 	b.int("clients_in_timeout_table", int64(inTimeoutTable))
 }
 
@@ -364,11 +364,14 @@ func (f *Frontend) infoStats(b *infoBuilder) {
 		"total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
 		"active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
 		"active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
-		"tracking_total_keys", "tracking_total_items", "tracking_total_prefixes",
-		"unexpected_error_replies",
 	} {
 		b.field(k, "0")
 	}
+	ts := f.tracking.Stats()
+	b.int("tracking_total_keys", ts.Keys)
+	b.int("tracking_total_items", ts.Items)
+	b.int("tracking_total_prefixes", ts.Prefixes)
+	b.field("unexpected_error_replies", "0")
 	b.int("total_error_replies", st.errorReplies.Load())
 	b.field("dump_payload_sanitizations", "0")
 	b.field("io_threaded_reads_processed", "0")

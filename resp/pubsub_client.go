@@ -193,6 +193,7 @@ func (c *Client) closeForOutputLimit() {
 // the loop was away goes out first, and what arrives while the commands
 // run follows them.
 func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
+	out = c.trackingServeBegin(out) // invalidations (tracking_client.go)
 	if s := c.ps; s != nil && s.active {
 		var ok bool
 		if out, ok = s.begin(out); !ok {
@@ -200,6 +201,7 @@ func (c *Client) Serve(in, out []byte) (int, []byte, bool) {
 		}
 	}
 	n, out, closeAfter := c.serve(in, out)
+	out = c.trackingServeEnd(out)
 	if s := c.ps; s != nil && s.active {
 		out = s.end(out)
 	}

@@ -42,8 +42,9 @@
 // prefix gets the prefix's keys in one message, sorted, NOLOOP ones
 // without their own changes.
 //
-// A flush (FLUSHDB, FLUSHALL, SWAPDB, memcached flush_all) empties the
-// table and sends every tracking connection a null ("all keys").
+// A flush (FLUSHDB, FLUSHALL, memcached flush_all) empties the table and
+// sends every tracking connection a null ("all keys"). SWAPDB sends
+// nothing, as in Redis 7.0.
 //
 // tracking-table-max-keys bounds the keys (SetMaxKeys): past it, random
 // keys are invalidated as if modified until the table fits, after each End
