@@ -86,7 +86,149 @@ func (s *stream) group(name []byte) *streamGroup {
 	return s.groups[i]
 }
 
-// groupRead is XREADGROUP's read of one stream (stream_group_ops.go).
-func (d DB) groupRead(s *stream, g *streamGroup, gt StreamID, a *XReadArgs, count int64, key []byte, now int64) (StreamReadResult, bool) {
-	return StreamReadResult{}, false
+// consumer returns the consumer named name, or nil.
+func (g *streamGroup) consumer(name []byte) *streamConsumer {
+	i, ok := slices.BinarySearchFunc(g.consumers, name, func(c *streamConsumer, n []byte) int { return strings.Compare(c.name, string(n)) })
+	if !ok {
+		return nil
+	}
+	return g.consumers[i]
+}
+
+// addConsumer creates consumer name (which must not exist).
+func (g *streamGroup) addConsumer(name []byte, now int64) *streamConsumer {
+	c := &streamConsumer{name: string(name), seenTime: now}
+	i, _ := slices.BinarySearchFunc(g.consumers, name, func(c *streamConsumer, n []byte) int { return strings.Compare(c.name, string(n)) })
+	g.consumers = slices.Insert(g.consumers, i, c)
+	return c
+}
+
+// delConsumer removes c and its pending entries from the group's PEL.
+func (g *streamGroup) delConsumer(c *streamConsumer) {
+	for _, id := range c.pel {
+		if i, ok := g.pelIndex(id); ok {
+			g.pel = slices.Delete(g.pel, i, i+1)
+		}
+	}
+	if i := slices.Index(g.consumers, c); i >= 0 {
+		g.consumers = slices.Delete(g.consumers, i, i+1)
+	}
+}
+
+func (g *streamGroup) pelIndex(id StreamID) (int, bool) {
+	return slices.BinarySearchFunc(g.pel, id, func(p pelEntry, id StreamID) int { return p.id.Cmp(id) })
+}
+
+func (c *streamConsumer) pelIndex(id StreamID) (int, bool) {
+	return slices.BinarySearchFunc(c.pel, id, func(a, b StreamID) int { return a.Cmp(b) })
+}
+
+// addPending records id in c's PEL.
+func (c *streamConsumer) addPending(id StreamID) {
+	if n := len(c.pel); n == 0 || c.pel[n-1].Cmp(id) < 0 {
+		c.pel = append(c.pel, id)
+		return
+	}
+	if i, ok := c.pelIndex(id); !ok {
+		c.pel = slices.Insert(c.pel, i, id)
+	}
+}
+
+// dropPending removes id from c's PEL.
+func (c *streamConsumer) dropPending(id StreamID) {
+	if i, ok := c.pelIndex(id); ok {
+		c.pel = slices.Delete(c.pel, i, i+1)
+	}
+}
+
+// ack removes id from the group's PEL and its consumer's; false when it
+// was not pending.
+func (g *streamGroup) ack(id StreamID) bool {
+	i, ok := g.pelIndex(id)
+	if !ok {
+		return false
+	}
+	if c := g.pel[i].consumer; c != nil {
+		c.dropPending(id)
+	}
+	g.pel = slices.Delete(g.pel, i, i+1)
+	return true
+}
+
+// deliver records the delivery of id to c, as Redis's streamReplyWithRange
+// does for a group read: a new pending entry, or one that moves to c
+// with its count reset to 1.
+func (g *streamGroup) deliver(id StreamID, c *streamConsumer, now int64) {
+	i, ok := g.pelIndex(id)
+	if !ok {
+		if n := len(g.pel); n == 0 || g.pel[n-1].id.Cmp(id) < 0 {
+			g.pel = append(g.pel, pelEntry{id: id, delivered: now, count: 1, consumer: c})
+		} else {
+			g.pel = slices.Insert(g.pel, i, pelEntry{id: id, delivered: now, count: 1, consumer: c})
+		}
+		c.addPending(id)
+		return
+	}
+	p := &g.pel[i]
+	if p.consumer != nil {
+		p.consumer.dropPending(id)
+	}
+	p.consumer, p.delivered, p.count = c, now, 1
+	c.addPending(id)
+}
+
+// rangeHasTombstones is Redis's streamRangeHasTombstones: whether a
+// deleted entry may lie between start and the end (end nil: the top).
+func (s *stream) rangeHasTombstones(start StreamID, end *StreamID) bool {
+	if s.count == 0 || s.maxDeleted.IsZero() {
+		return false
+	}
+	if s.firstID.Cmp(s.maxDeleted) > 0 {
+		return false
+	}
+	e := MaxStreamID
+	if end != nil {
+		e = *end
+	}
+	return start.Cmp(s.maxDeleted) <= 0 && s.maxDeleted.Cmp(e) <= 0
+}
+
+// estimateEntriesRead is Redis's streamEstimateDistanceFromFirstEverEntry:
+// the read counter of id, or entriesReadInvalid when it cannot be known.
+func (s *stream) estimateEntriesRead(id StreamID) int64 {
+	if s.entriesAdded == 0 {
+		return 0
+	}
+	if s.count == 0 && id.Cmp(s.lastID) < 1 {
+		return int64(s.entriesAdded)
+	}
+	switch c := id.Cmp(s.lastID); {
+	case c == 0:
+		return int64(s.entriesAdded)
+	case c > 0:
+		return entriesReadInvalid
+	}
+	if s.maxDeleted.IsZero() || s.maxDeleted.Cmp(s.firstID) < 0 {
+		switch id.Cmp(s.firstID) {
+		case -1:
+			return int64(s.entriesAdded - s.count)
+		case 0:
+			return int64(s.entriesAdded - s.count + 1)
+		}
+	}
+	return entriesReadInvalid
+}
+
+// lag is a group's lag as XINFO reports it; false for "unknown" (nil).
+func (s *stream) lag(g *streamGroup) (int64, bool) {
+	if s.entriesAdded == 0 {
+		return 0, true
+	}
+	if g.entriesRead != entriesReadInvalid && !s.rangeHasTombstones(g.lastID, nil) {
+		return int64(s.entriesAdded) - g.entriesRead, true
+	}
+	if er := s.estimateEntriesRead(g.lastID); er != entriesReadInvalid {
+		return int64(s.entriesAdded) - er, true
+	}
+	return 0, false
 }

@@ -413,8 +413,20 @@ func (tx *KeyTx) readStream(i int, s *stream, g *streamGroup, gt StreamID, a *XR
 		return r, true
 	}
 	tx.d.streamWriteLocked(tx.at(i), tx.keys[i], false, func(s *stream) (bool, bool, error) {
-		r, ok = tx.d.groupRead(s, g, gt, a, count, tx.keys[i], tx.now)
-		return ok, false, nil
+		if gt != MaxStreamID { // an ID: the consumer's history
+			var changed bool
+			r, ok, changed = tx.d.groupRead(s, g, gt, true, a, count, tx.keys[i], tx.now)
+			return changed, false, nil
+		}
+		if s.count == 0 {
+			return false, false, nil
+		}
+		if top, _ := s.edgeID(true); top.Cmp(g.lastID) <= 0 {
+			return false, false, nil
+		}
+		var changed bool
+		r, ok, changed = tx.d.groupRead(s, g, g.lastID, false, a, count, tx.keys[i], tx.now)
+		return changed, false, nil
 	})
 	return r, ok
 }
@@ -477,7 +489,7 @@ func (d DB) serveStreamWaiter(w *Waiter, s *stream, a *XReadArgs, i int, gt Stre
 		if s.lastID.Cmp(gt) <= 0 {
 			return false, false
 		}
-		r, _ := d.groupRead(s, g, gt, a, count, a.Keys[i], d.e.clock.NowMs())
+		r, _, _ := d.groupRead(s, g, gt, false, a, count, a.Keys[i], d.e.clock.NowMs())
 		w.result = &StreamWaitResult{Read: []StreamReadResult{r}}
 		return true, true
 	}

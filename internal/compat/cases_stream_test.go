@@ -17,6 +17,9 @@ func TestRedisStreamTrim(t *testing.T)   { runRedisCases(t, streamTrimCases) }
 func TestRedisStreamRead(t *testing.T)   { runRedisCases(t, streamReadCases) }
 func TestRedisStreamKeys(t *testing.T)   { runRedisCases(t, streamKeyCases) }
 func TestRedisStreamBlocks(t *testing.T) { runRedisCases(t, streamBlockCases()) }
+func TestRedisStreamGroups(t *testing.T) { runRedisCases(t, streamGroupCases) }
+func TestRedisStreamClaim(t *testing.T)  { runRedisCases(t, streamClaimCases) }
+func TestRedisStreamInfo(t *testing.T)   { runRedisCases(t, streamInfoCases) }
 
 // sfixture is a stream of five entries with mixed fields.
 var sfixture = mbs("XADD s 1-1 a 1", "XADD s 1-2 a 2 b 3", "XADD s 2-0 a 3", "XADD s 3-5 c 4", "XADD s 5-0 a 5")
@@ -114,6 +117,7 @@ func init() { notifyScenarios = append(notifyScenarios, streamNotifyScenarios...
 // streamNotifyScenarios: the events of every stream write, and none from
 // writes that change nothing.
 var streamNotifyScenarios = []notifyScenario{
+	{name: "stream group events", conns: 1, steps: nLines("XGROUP CREATE s g $ MKSTREAM", "XGROUP CREATE s g $", "XGROUP CREATECONSUMER s g a", "XGROUP CREATECONSUMER s g a", "XADD s 1-1 f v", "XREADGROUP GROUP g b STREAMS s >", "XGROUP SETID s g 0", "XCLAIM s g c 0 1-1", "XAUTOCLAIM s g d 0 0", "XACK s g 1-1", "XGROUP DELCONSUMER s g a", "XGROUP DELCONSUMER s g zz", "XGROUP DESTROY s g", "XGROUP DESTROY s g")},
 	{name: "stream events", conns: 1, steps: nLines("XADD s 1-1 f v", "XADD s MAXLEN 1 2-0 f v", "XADD s MAXLEN 5 3-0 f v", "XDEL s 9-9", "XDEL s 3-0", "XTRIM s MAXLEN 5", "XADD s 4-0 f v", "XTRIM s MAXLEN 0", "XSETID s 10-0", "XADD s NOMKSTREAM 11-0 f v", "XADD n NOMKSTREAM 1-1 f v", "XSETID s 9-0", "DEL s")},
 }
 
@@ -186,5 +190,53 @@ var streamBlockScenarios = []blockScenario{
 		bSend(1, "XREAD BLOCK 0 STREAMS s 0"), bBlocked(1), bSendRaw(0, cmd("EVAL", "for i=1,1005 do redis.call('XADD','s',i..'-1','f',i) end", "1", "s")), bRead(0), bRead(1), bDo(0, "XLEN s"),
 	}},
 }
+
+// gfixture is sfixture with a group g at 0 and consumer reads.
+var gfixture = cmds(sfixture, mbs("XGROUP CREATE s g 0"))
+
+var streamGroupCases = []redisCase{
+	{name: "xgroup create", cmds: cmds(sfixture, mbs("XGROUP CREATE s g 0", "XGROUP CREATE s g 0", "XGROUP CREATE s h $", "XGROUP CREATE s i 2-0 ENTRIESREAD 2", "XGROUP CREATE s j - ", "XGROUP CREATE s j +", "XGROUP CREATE s j abc", "XGROUP CREATE nosuch g 0", "XGROUP CREATE nosuch g $ MKSTREAM", "XLEN nosuch", "XINFO GROUPS nosuch", "XGROUP CREATE s k 0 ENTRIESREAD -2", "XGROUP CREATE s k 0 ENTRIESREAD x", "XGROUP CREATE s k 0 FOO", "XGROUP CREATE s k 0 ENTRIESREAD", "XGROUP CREATE s k 0 MKSTREAM ENTRIESREAD -1", "XINFO GROUPS s"))},
+	{name: "xgroup create errors", cmds: mbs("SET str v", "XGROUP CREATE str g 0", "XGROUP CREATE str g 0 MKSTREAM", "XGROUP CREATE nosuch g abc MKSTREAM", "EXISTS nosuch", "XGROUP CREATE nosuch g 0 MKSTREAM MKSTREAM MKSTREAM MKSTREAM", "XGROUP CREATE k", "XGROUP", "XGROUP FOO k g", "XGROUP HELP", "XGROUP help x", "XGROUP CREATE s g 0 MKSTREAM", "XGROUP CREATE s g2 0 MKSTREAM MKSTREAM MKSTREAM MKSTREAM")},
+	{name: "xgroup setid destroy consumers", cmds: cmds(gfixture, mbs("XGROUP SETID s g 3", "XGROUP SETID s g $", "XGROUP SETID s g - ENTRIESREAD 0", "XGROUP SETID s g + ", "XGROUP SETID s nog 0", "XGROUP SETID nosuch g 0", "XGROUP SETID s g 0 ENTRIESREAD", "XGROUP SETID s g 0 MKSTREAM", "XGROUP SETID s g abc", "XINFO GROUPS s", "XGROUP CREATECONSUMER s g alice", "XGROUP CREATECONSUMER s g alice", "XGROUP CREATECONSUMER s nog bob", "XGROUP DELCONSUMER s g bob", "XGROUP DELCONSUMER s g alice", "XGROUP DELCONSUMER nosuch g alice", "XGROUP DESTROY s g", "XGROUP DESTROY s g", "XGROUP DESTROY nosuch g", "XINFO GROUPS s"))},
+	{name: "xreadgroup", cmds: cmds(gfixture, mbs("XREADGROUP GROUP g alice COUNT 2 STREAMS s >", "XREADGROUP GROUP g bob STREAMS s >", "XREADGROUP GROUP g bob STREAMS s >", "XREADGROUP GROUP g alice STREAMS s 0", "XREADGROUP GROUP g alice COUNT 1 STREAMS s 1-1", "XREADGROUP GROUP g carol STREAMS s 0", "XINFO GROUPS s", "XPENDING s g", "XADD s 9-0 z 9", "XREADGROUP GROUP g alice NOACK STREAMS s >", "XPENDING s g"))},
+	{name: "xreadgroup errors", cmds: cmds(gfixture, mbs("SET str v", "XREADGROUP GROUP g c STREAMS s $", "XREADGROUP GROUP nog c STREAMS s >", "XREADGROUP GROUP g c STREAMS nosuch >", "XREADGROUP GROUP g c STREAMS str >", "XREADGROUP STREAMS s >", "XREADGROUP GROUP g STREAMS s >", "XREADGROUP GROUP g c STREAMS s abc", "XREADGROUP GROUP g c STREAMS s s > >", "XREADGROUP GROUP g c COUNT x STREAMS s >", "XREADGROUP GROUP g c NOACK NOACK STREAMS s", "XREADGROUP GROUP g c BLOCK 0 STREAMS s 0 x", "XREADGROUP GROUP g c STREAMS s +", "XREADGROUP GROUP g c STREAMS s -"))},
+	{name: "xreadgroup deleted history", cmds: cmds(gfixture, mbs("XREADGROUP GROUP g a STREAMS s >", "XDEL s 1-2 3-5", "XREADGROUP GROUP g a STREAMS s 0", "XACK s g 1-2", "XREADGROUP GROUP g a COUNT 2 STREAMS s 0", "XINFO GROUPS s"))},
+	{name: "xreadgroup in multi", cmds: cmds(gfixture, mbs("MULTI", "XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "EXEC"))},
+	{name: "xack", cmds: cmds(gfixture, mbs("XREADGROUP GROUP g a STREAMS s >", "XACK s g 1-1 1-1 2-0 9-9", "XACK s g abc", "XACK s nog abc", "XACK nosuch g abc", "XACK s g 3-5 abc", "XPENDING s g", "XACK s g 1-2 3-5 5-0", "XPENDING s g", "SET str v", "XACK str g 1-1"))},
+	{name: "xpending extended", cmds: cmds(gfixture, mbs("XREADGROUP GROUP g a COUNT 2 STREAMS s >", "XREADGROUP GROUP g b STREAMS s >", "XPENDING s g - + 10", "XPENDING s g - + 10 a", "XPENDING s g - + 10 nobody", "XPENDING s g (1-1 + 2", "XPENDING s g - (3-5 10 b", "XPENDING s g IDLE 100000 - + 10", "XPENDING s g - + 0", "XPENDING s g - + -1"), mbs("XPENDING s g - + x", "XPENDING s g IDLE x - + 10", "XPENDING s g IDLE 10 - +", "XPENDING s g - +", "XPENDING s g x + 10", "XPENDING s g - x 10", "XPENDING s g (- + 10", "XPENDING s nog", "XPENDING nosuch g - + 10", "XPENDING s g - + 10 a b", "XPENDING s"), mbs("XPENDING s g - + 10 a")), loose: at(8, anyBulk, 9, anyBulk, 11, anyBulk, 12, anyBulk, 25, anyBulk, 27, anyBulk)},
+}
+
+var streamClaimCases = []redisCase{
+	{name: "xclaim", cmds: cmds(gfixture, mbs("XREADGROUP GROUP g a STREAMS s >", "XCLAIM s g b 0 1-1 2-0", "XPENDING s g", "XCLAIM s g b 0 1-1 JUSTID", "XCLAIM s g c 3600000 1-2", "XCLAIM s g c 0 9-9 abc", "XCLAIM s g c 0 1-2 RETRYCOUNT 5 JUSTID", "XCLAIM s g c 0 1-2 FORCE", "XCLAIM s g c 0 3-5 9-9 LASTID 7-0", "XINFO GROUPS s", "XDEL s 5-0", "XCLAIM s g d 0 5-0", "XPENDING s g", "XCLAIM s g d 0 5-0 FORCE", "XCLAIM s g d 0 1-1 2-0 FORCE JUSTID", "XPENDING s g"))},
+	{name: "xclaim force unread", cmds: cmds(gfixture, mbs("XCLAIM s g a 0 1-1 2-0 FORCE", "XPENDING s g", "XCLAIM s g a 100000 3-5 FORCE JUSTID", "XCLAIM s g b 100000 3-5", "XCLAIM s g b 0 3-5 TIME 1", "XCLAIM s g b 0 1-1 IDLE 5000000000000000", "XINFO CONSUMERS s g")), loose: at(12, anyBulk)},
+	{name: "xclaim errors", cmds: cmds(gfixture, mbs("XCLAIM s g a x 1-1", "XCLAIM s nog a x 1-1", "XCLAIM nosuch g a 0 1-1", "XCLAIM s g a 0 1-1 IDLE x", "XCLAIM s g a 0 1-1 TIME x", "XCLAIM s g a 0 1-1 RETRYCOUNT x", "XCLAIM s g a 0 1-1 LASTID x", "XCLAIM s g a 0 1-1 FOO", "XCLAIM s g a 0 1-1 IDLE", "XCLAIM s g a 0 FORCE", "SET str v", "XCLAIM str g a 0 1-1", "XCLAIM s g a 0", "EXISTS s"))},
+	{name: "xautoclaim", cmds: cmds(gfixture, mbs("XREADGROUP GROUP g a STREAMS s >", "XAUTOCLAIM s g b 0 0 COUNT 2", "XAUTOCLAIM s g b 0 (1-2 COUNT 2 JUSTID", "XAUTOCLAIM s g b 0 0", "XDEL s 1-2 3-5", "XAUTOCLAIM s g c 0 0 COUNT 1", "XAUTOCLAIM s g c 0 0", "XAUTOCLAIM s g c 3600000 0", "XPENDING s g", "XAUTOCLAIM s g c 0 9-9"))},
+	{name: "xautoclaim errors", cmds: cmds(gfixture, mbs("XAUTOCLAIM s g a x 0", "XAUTOCLAIM s g a 0 x", "XAUTOCLAIM s g a 0 (18446744073709551615-18446744073709551615", "XAUTOCLAIM s g a 0 0 COUNT 0", "XAUTOCLAIM s g a 0 0 COUNT -1", "XAUTOCLAIM s g a 0 0 COUNT x", "XAUTOCLAIM s g a 0 0 COUNT 576460752303423487", "XAUTOCLAIM s g a 0 0 COUNT 576460752303423488", "XAUTOCLAIM s g a 0 0 FOO", "XAUTOCLAIM s nog a 0 0", "XAUTOCLAIM nosuch g a 0 0", "SET str v", "XAUTOCLAIM str g a 0 0", "XAUTOCLAIM str g a x 0"))},
+}
+
+var streamInfoCases = []redisCase{
+	{name: "xinfo stream", cmds: cmds(sfixture, mbs("XINFO STREAM s", "XDEL s 1-1", "XINFO STREAM s", "XGROUP CREATE s g 0", "XINFO STREAM s", "XADD e 1-1 f v", "XDEL e 1-1", "XINFO STREAM e", "XINFO STREAM nosuch", "XINFO STREAM s FOO", "XINFO STREAM s FULL COUNT", "XINFO STREAM s FULL COUNT x", "XINFO STREAM s FULLL", "XINFO STREAM nosuch FOO"))},
+	{name: "xinfo stream full", cmds: cmds(gfixture, mbs("XINFO STREAM s FULL", "XINFO STREAM s FULL COUNT 2", "XINFO STREAM s FULL COUNT 0", "XINFO STREAM s FULL COUNT -5"))},
+	{name: "xinfo groups lag", cmds: cmds(gfixture, mbs("XINFO GROUPS s", "XREADGROUP GROUP g a COUNT 2 STREAMS s >", "XINFO GROUPS s", "XDEL s 3-5", "XINFO GROUPS s", "XREADGROUP GROUP g a STREAMS s >", "XINFO GROUPS s", "XADD s 6-0 f v", "XINFO GROUPS s", "XGROUP CREATE s h 2-0", "XGROUP CREATE s i 0 ENTRIESREAD 3", "XGROUP CREATE s j $", "XINFO GROUPS s", "XTRIM s MAXLEN 1", "XINFO GROUPS s", "XSETID s 9-0 ENTRIESADDED 20 MAXDELETEDID 8-0", "XINFO GROUPS s"))},
+	{name: "xinfo consumers", cmds: cmds(gfixture, mbs("XINFO CONSUMERS s g", "XREADGROUP GROUP g b COUNT 1 STREAMS s >", "XREADGROUP GROUP g a STREAMS s >", "XINFO CONSUMERS s g", "XINFO CONSUMERS s nog", "XINFO CONSUMERS nosuch g", "XINFO CONSUMERS s", "XINFO HELP", "XINFO HELP x", "XINFO", "XINFO FOO s", "XINFO GROUPS s x", "SET str v", "XINFO GROUPS str", "XINFO STREAM str")), loose: at(9, anyBulk)},
+}
+
+var streamGroupBlockScenarios = []blockScenario{
+	{name: "xreadgroup block", conns: 3, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bSend(2, "XREADGROUP GROUP g b BLOCK 0 STREAMS s >"), bBlocked(2),
+		bDo(0, "XADD s 1-1 f v"), bRead(1), bBlocked(1), bDo(0, "XADD s 2-2 f v"), bRead(2), bDo(0, "XPENDING s g"),
+	}},
+	{name: "xreadgroup noack block", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 NOACK STREAMS s >"), bBlocked(1), bDo(0, "XADD s 1-1 f v"), bRead(1), bDo(0, "XPENDING s g"),
+	}},
+	{name: "xreadgroup group destroyed", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "XGROUP DESTROY s g"), bRead(1),
+	}},
+	{name: "xreadgroup timeout", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 30 STREAMS s >"), bRead(1), bDo(0, "XINFO CONSUMERS s g"),
+	}},
+}
+
+func init() { streamBlockScenarios = append(streamBlockScenarios, streamGroupBlockScenarios...) }
 
 var _ = time.Millisecond
