@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -356,4 +357,102 @@ func TestTrackingGoRedisClientSideCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectGet("after a memcached delete", "")
+}
+
+// TestTrackingConcurrentWritesLeaveNothingStale: go-redis readers with a
+// client-side cache read a few hot keys while memcached and Redis
+// connections overwrite them, all at once on every core. Once the writes
+// stop and the last invalidations have arrived, every cached read must
+// give the server's value: a lost invalidation leaves a stale entry
+// forever. (The narrowest race, a write between a read and its
+// registration, is pinned by package tracking's own tests.)
+func TestTrackingConcurrentWritesLeaveNothingStale(t *testing.T) {
+	mustNotSelfTest(t)
+	flushSUT(t)
+	ctx := context.Background()
+	const keys, readers, writers = 8, 4, 2
+	key := func(i int) string { return "hot" + strconv.Itoa(i) }
+	rdb := newGoRedis(t, 3, 0, func(o *redis.Options) {
+		o.ClientSideCacheConfig = &redis.ClientSideCacheConfig{MaxEntries: 1000}
+		o.PoolSize = readers
+	})
+	plain := newGoRedis(t, 3, 0)
+	stop := make(chan struct{})
+	errs := make(chan error, readers+2*writers)
+	done := make(chan struct{}, readers+2*writers)
+	for r := 0; r < readers; r++ {
+		go func(r int) {
+			defer func() { done <- struct{}{} }()
+			for n := r; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := rdb.Get(ctx, key(n%keys)).Err(); err != nil && !errors.Is(err, redis.Nil) {
+					errs <- err
+					return
+				}
+			}
+		}(r)
+	}
+	for w := 0; w < writers; w++ {
+		go func(w int) { // Redis writers
+			defer func() { done <- struct{}{} }()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := plain.Set(ctx, key((n*7+w)%keys), "r"+strconv.Itoa(w)+"-"+strconv.Itoa(n), 0).Err(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+		go func(w int) { // memcached writers
+			defer func() { done <- struct{}{} }()
+			mc := newGomemc(t)
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := mc.Set(&memcache.Item{Key: key((n*5 + w) % keys), Value: []byte("m" + strconv.Itoa(w) + "-" + strconv.Itoa(n))}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	close(stop)
+	for i := 0; i < readers+2*writers; i++ {
+		<-done
+	}
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	for i := 0; i < keys; i++ {
+		want, err := plain.Get(ctx, key(i)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if got, err = rdb.Get(ctx, key(i)).Result(); err == nil && got == want || time.Now().After(deadline) {
+				break
+			}
+		}
+		if got != want {
+			t.Errorf("%s: the cache still serves %q, the server has %q", key(i), got, want)
+		}
+	}
+	if st := rdb.CSCStats(); st.Hits == 0 {
+		t.Errorf("no cache hits (%+v): the readers did not use the cache", st)
+	}
 }
