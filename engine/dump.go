@@ -105,6 +105,15 @@ func (d DB) RestoreKey(it *SnapItem, o RestoreOptions) (RestoreResult, error) {
 			}
 		}
 		a = z
+	case TypeStream:
+		if it.Stream == nil {
+			return res, errBadStream
+		}
+		s, err := streamFromSnapshot(it.Stream)
+		if err != nil {
+			return res, err
+		}
+		a = s
 	default:
 		return res, errors.New("engine: restoring a value of no type")
 	}

@@ -45,6 +45,8 @@ func (d DB) Restore(it *SnapItem, lim RestoreLimits) (bool, error) {
 		if len(it.Members) > 0 {
 			_, err = d.ZAdd(it.Key, 0, it.Members, lim.ZSet)
 		}
+	case TypeStream:
+		_, err = d.RestoreKey(it, RestoreOptions{Replace: true, IdleSeconds: -1, Freq: -1})
 	}
 	if err != nil {
 		return false, err

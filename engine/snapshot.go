@@ -45,6 +45,7 @@ type SnapItem struct {
 	Elems          [][]byte // TypeList (head to tail), TypeSet
 	Fields, Values [][]byte // TypeHash
 	Members        []ZMember
+	Stream         *StreamSnapshot // TypeStream (stream_snap.go)
 }
 
 // snapshot is one snapshot in progress.
@@ -188,6 +189,8 @@ func snapItem(it *SnapItem, db int, r *arena, en *entry, a aggregate) {
 			it.Values = append(it.Values, v)
 			return true
 		})
+	case *stream:
+		it.Stream = a.snapshot()
 	case *zset:
 		it.Members = make([]ZMember, 0, a.length())
 		a.each(0, a.length(), false, func(m []byte, score float64) bool {

@@ -319,25 +319,7 @@ func (s *stream) appendEntry(id StreamID, kv [][]byte, lim StreamLimits) {
 	}
 	same := false
 	if b == nil {
-		if len(s.blocks) == cap(s.blocks) {
-			nbl := make([]streamBlock, len(s.blocks), max(4, cap(s.blocks)+cap(s.blocks)/2))
-			copy(nbl, s.blocks)
-			s.blocks = nbl
-		}
-		s.blocks = append(s.blocks, streamBlock{master: id})
-		b = &s.blocks[len(s.blocks)-1]
-		size := uvarintLen(nf)
-		for i := 0; i < nf; i++ {
-			size += uvarintLen(len(kv[2*i])) + len(kv[2*i])
-		}
-		s.growBuf(b, size)
-		b.buf = binary.AppendUvarint(b.buf, uint64(nf))
-		b.lpRest = lpIntElemSize(int64(nf)) + lpIntElemSize(0) // num-fields, the master terminator
-		for i := 0; i < nf; i++ {
-			b.buf = putStr(b.buf, kv[2*i])
-			b.lpRest += lpStrElemSize(kv[2*i])
-		}
-		b.entriesAt = uint32(len(b.buf))
+		b = s.newBlock(id, kv, 2)
 		same = true
 	} else {
 		n, off := getUvarint(b.buf, 0)
@@ -353,13 +335,29 @@ func (s *stream) appendEntry(id StreamID, kv [][]byte, lim StreamLimits) {
 			}
 		}
 	}
+	s.encodeEntry(b, id, kv, same, false)
+	s.count++
+	s.entriesAdded++
+	s.lastID = id
+	if s.count == 1 {
+		s.firstID = id
+	}
+}
+
+// encodeEntry appends an entry to block b (same: it has the master's
+// fields; deleted: a tombstone, as a snapshot may hold).
+func (s *stream) encodeEntry(b *streamBlock, id StreamID, kv [][]byte, same, deleted bool) {
+	nf := len(kv) / 2
 	dms, dseq := id.Ms-b.master.Ms, id.Seq-b.master.Seq
 	size := 1 + uvarintLen64(dms) + uvarintLen64(dseq)
 	flags := byte(0)
+	if deleted {
+		flags = sflagDeleted
+	}
 	lpCount := int64(nf + 3)
 	rest := lpIntElemSize(int64(dms)) + lpIntElemSize(int64(dseq))
 	if same {
-		flags = sflagSameFields
+		flags |= sflagSameFields
 		for i := 0; i < nf; i++ {
 			v := kv[2*i+1]
 			size += uvarintLen(len(v)) + len(v)
@@ -390,14 +388,39 @@ func (s *stream) appendEntry(id StreamID, kv [][]byte, lim StreamLimits) {
 		}
 	}
 	b.lpRest += rest
-	b.live++
-	b.last = id
-	s.count++
-	s.entriesAdded++
-	s.lastID = id
-	if s.count == 1 {
-		s.firstID = id
+	if deleted {
+		b.dead++
+	} else {
+		b.live++
 	}
+	b.last = id
+}
+
+// newBlock starts a block at master ID id whose master fields are every
+// step-th of fields (2: the fields of field, value pairs; 1: a list of
+// fields).
+func (s *stream) newBlock(id StreamID, fields [][]byte, step int) *streamBlock {
+	if len(s.blocks) == cap(s.blocks) {
+		nbl := make([]streamBlock, len(s.blocks), max(4, cap(s.blocks)+cap(s.blocks)/2))
+		copy(nbl, s.blocks)
+		s.blocks = nbl
+	}
+	s.blocks = append(s.blocks, streamBlock{master: id})
+	b := &s.blocks[len(s.blocks)-1]
+	nf := len(fields) / step
+	size := uvarintLen(nf)
+	for i := 0; i < nf; i++ {
+		size += uvarintLen(len(fields[step*i])) + len(fields[step*i])
+	}
+	s.growBuf(b, size)
+	b.buf = binary.AppendUvarint(b.buf, uint64(nf))
+	b.lpRest = lpIntElemSize(int64(nf)) + lpIntElemSize(0) // num-fields, the master terminator
+	for i := 0; i < nf; i++ {
+		b.buf = putStr(b.buf, fields[step*i])
+		b.lpRest += lpStrElemSize(fields[step*i])
+	}
+	b.entriesAt = uint32(len(b.buf))
+	return b
 }
 
 func uvarintLen64(x uint64) int {

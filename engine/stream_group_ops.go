@@ -650,9 +650,10 @@ func (d DB) XInfoConsumers(key, group []byte) ([]StreamConsumerInfo, bool, error
 	return out, found, err
 }
 
-// raxNodes estimates the node count of Redis's radix tree over the
-// blocks' master IDs (XINFO STREAM's radix-tree-nodes): the nodes of a
-// compressed trie of their 16-byte big-endian keys, leaves included.
+// raxNodes is the node count of Redis's radix tree over the blocks'
+// master IDs (XINFO STREAM's radix-tree-nodes), for the canonical form
+// rax keeps: a compressed node for each run of bytes its keys share, a
+// branching node where they part, and a node for each key's end.
 func (s *stream) raxNodes() int64 {
 	if len(s.blocks) == 0 {
 		return 1
@@ -662,7 +663,7 @@ func (s *stream) raxNodes() int64 {
 		putBE(keys[i][:8], b.master.Ms)
 		putBE(keys[i][8:], b.master.Seq)
 	}
-	return 1 + trieNodes(keys, 0)
+	return raxCount(keys, 0)
 }
 
 func putBE(b []byte, v uint64) {
@@ -672,22 +673,26 @@ func putBE(b []byte, v uint64) {
 	}
 }
 
-// trieNodes counts the nodes below a node at depth for sorted keys
-// sharing their first depth bytes.
-func trieNodes(keys [][16]byte, depth int) int64 {
+// raxCount counts the nodes of the subtree at depth for sorted, distinct
+// keys sharing their first depth bytes.
+func raxCount(keys [][16]byte, depth int) int64 {
 	if depth == 16 {
-		return 0
+		return 1
 	}
-	if len(keys) == 1 {
-		return 1 // one compressed node to the leaf's end
+	l := 0
+	for depth+l < 16 && keys[0][depth+l] == keys[len(keys)-1][depth+l] {
+		l++
 	}
-	var n int64
+	if l > 0 {
+		return 1 + raxCount(keys, depth+l)
+	}
+	n := int64(1)
 	for i := 0; i < len(keys); {
 		j := i
 		for j < len(keys) && keys[j][depth] == keys[i][depth] {
 			j++
 		}
-		n += 1 + trieNodes(keys[i:j], depth+1)
+		n += raxCount(keys[i:j], depth+1)
 		i = j
 	}
 	return n

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/services"
+	"github.com/tandemkv/tandem/snapshot"
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
 
@@ -86,6 +87,9 @@ func appendPayload(dst []byte, it *engine.SnapItem, info engine.DumpInfo, o rdb.
 		for i, m := range it.Members {
 			v.Members[i] = rdb.Member{Member: m.Member, Score: m.Score}
 		}
+	case engine.TypeStream:
+		v.Type = rdb.StreamType
+		v.Stream = snapshot.StreamToRDB(it.Stream)
 	}
 	switch info.Encoding {
 	case engine.EncQuicklist:
@@ -257,6 +261,9 @@ func snapItemOf(key []byte, v *rdb.Value, expireAt int64) *engine.SnapItem {
 		for i, m := range v.Members {
 			it.Members[i] = engine.ZMember{Member: m.Member, Score: m.Score}
 		}
+	case rdb.StreamType:
+		it.Type = engine.TypeStream
+		it.Stream = snapshot.StreamFromRDB(v.Stream)
 	}
 	return it
 }

@@ -226,6 +226,8 @@ func writeItem(w *rdb.Writer, it *engine.SnapItem) error {
 			members[i] = rdb.Member{Member: zm.Member, Score: zm.Score}
 		}
 		return w.ZSet(it.Key, members, m)
+	case engine.TypeStream:
+		return w.Stream(it.Key, StreamToRDB(it.Stream), m)
 	}
 	return fmt.Errorf("snapshot: key of unknown type %v", it.Type)
 }
@@ -344,5 +346,8 @@ func itemOf(it *engine.SnapItem, rec *rdb.Record) {
 		for i, m := range rec.Members {
 			it.Members[i] = engine.ZMember{Member: m.Member, Score: m.Score}
 		}
+	case rdb.StreamType:
+		it.Type = engine.TypeStream
+		it.Stream = StreamFromRDB(rec.Stream)
 	}
 }

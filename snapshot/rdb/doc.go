@@ -59,8 +59,11 @@
 // stored in compact encodings come back as their decimal text, as Redis
 // returns them. Empty collections are skipped, as Redis skips them.
 //
+// Streams of types 15 (Redis 5 and 6) and 19 (7.0) are read, and 19
+// written, with their nodes, groups and PELs (stream.go).
+//
 // Refused with an *Error for which errors.Is(err, ErrUnsupported) holds:
-// streams (types 15, 19, 21) and module values (6, 7), naming the key;
+// Redis 7.2 streams (type 21) and module values (6, 7), naming the key;
 // MODULE_AUX (247); the FUNCTION opcode of Redis 7.0 release candidates
 // (246); RDB versions above 10.
 //
@@ -88,7 +91,7 @@
 // (lzfRedis), so the bytes are Redis's for the same value held the same
 // way. DecodeDump takes every value type the Reader reads and refuses, as
 // RESTORE does, a bad footer (ErrDumpFooter) and a value that is not one
-// Tandem can hold (ErrDumpData: streams, modules, empty collections,
+// Tandem can hold (ErrDumpData: modules, empty collections,
 // duplicate members).
 //
 // Not checked (Redis checks some of these only with sanitize-dump-payload):

@@ -86,6 +86,7 @@ type Value struct {
 	Fields   [][]byte // Hash
 	Values   [][]byte // Hash, Values[i] belongs to Fields[i]
 	Members  []Member // ZSet, in ascending order (score, then member), as ZRANGE
+	Stream   *Stream  // StreamType
 	// IntsetWidth is an intset's bytes per member (2, 4 or 8): Redis widens
 	// an intset for a big member and never narrows it again, so only the
 	// holder knows it. 0 takes the narrowest that holds the members.
@@ -235,6 +236,11 @@ func (w *Writer) value(v *Value, o DumpOptions) error {
 		}
 		return nil
 	}
+	if v.Type == StreamType && v.Stream != nil {
+		w.byte1(rtStreamListpack2)
+		w.streamBody(v.Stream)
+		return nil
+	}
 	return fmt.Errorf("rdb: cannot dump a value of %s", v.Type)
 }
 
@@ -379,8 +385,6 @@ func (r *Reader) dumpValue() (v *Value, err error) {
 	switch t {
 	case rtModule, rtModule2:
 		r.unsupported(0, "a module value (type %d, %s): Tandem does not support Redis modules", t, rdbTypeName(t))
-	case rtStreamListpacks, rtStreamListpack2:
-		r.unsupported(0, "a stream (type %d, %s): Tandem has no streams", t, rdbTypeName(t))
 	}
 	rec := &Record{Kind: KindKey, RDBType: t}
 	if !r.readValue(rec, 0, t) {
@@ -390,7 +394,7 @@ func (r *Reader) dumpValue() (v *Value, err error) {
 		r.failf(0, "%s", err)
 	}
 	v = &Value{Type: rec.Type, Encoding: encodingOf(t), Str: rec.Str, Elems: rec.Elems,
-		Fields: rec.Fields, Values: rec.Values, Members: rec.Members, IntsetWidth: rec.IntsetWidth}
+		Fields: rec.Fields, Values: rec.Values, Members: rec.Members, IntsetWidth: rec.IntsetWidth, Stream: rec.Stream}
 	return v, nil
 }
 

@@ -359,8 +359,8 @@ func (r *Reader) readKey(typeOff int64, t byte) *Record {
 	switch t {
 	case rtModule, rtModule2:
 		r.unsupported(typeOff, "key %q has a module value (type %d, %s): Tandem does not support Redis modules", key, t, rdbTypeName(t))
-	case rtStreamListpacks, rtStreamListpack2, rtStreamListpack3:
-		r.unsupported(typeOff, "key %q is a stream (type %d, %s): Tandem has no streams", key, t, rdbTypeName(t))
+	case rtStreamListpack3:
+		r.unsupported(typeOff, "key %q is a Redis 7.2 stream (type %d, %s)", key, t, rdbTypeName(t))
 	}
 	r.curKey = key
 	defer func() { r.curKey = nil }()
@@ -402,6 +402,10 @@ func (r *Reader) readValue(rec *Record, typeOff int64, t byte) bool {
 			rec.Fields = append(rec.Fields, f)
 			rec.Values = append(rec.Values, v)
 		}
+	case rtStreamListpacks, rtStreamListpack2:
+		rec.Type = StreamType
+		rec.Stream = r.readStream(typeOff, t)
+		return true
 	case rtZSet, rtZSet2:
 		rec.Type = ZSet
 		n := r.readCount(what)

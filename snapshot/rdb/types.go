@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Type is a key's data type: one of Tandem's five.
+// Type is a key's data type: one of Tandem's six.
 type Type uint8
 
 // The five types. The zero Type is invalid.
@@ -16,6 +16,7 @@ const (
 	Set
 	Hash
 	ZSet
+	StreamType // a stream (Record.Stream, Value.Stream; stream.go)
 )
 
 func (t Type) String() string {
@@ -30,6 +31,8 @@ func (t Type) String() string {
 		return "hash"
 	case ZSet:
 		return "zset"
+	case StreamType:
+		return "stream"
 	}
 	return "type(" + strconv.Itoa(int(t)) + ")"
 }
@@ -96,6 +99,7 @@ type Record struct {
 	Fields  [][]byte // Hash
 	Values  [][]byte // Hash, Values[i] belongs to Fields[i]
 	Members []Member // ZSet
+	Stream  *Stream  // StreamType
 	// IntsetWidth is an RDB_TYPE_SET_INTSET blob's bytes per member (2,
 	// 4 or 8); 0 for other values.
 	IntsetWidth int
@@ -111,7 +115,7 @@ type Record struct {
 }
 
 // ErrUnsupported matches (with errors.Is) an *Error whose file is valid RDB
-// but holds something Tandem cannot load: a stream, a module value, module
+// but holds something Tandem cannot load: a Redis 7.2 stream, a module value, module
 // AUX data, a pre-release FUNCTION opcode, or a newer RDB version.
 var ErrUnsupported = errors.New("rdb: unsupported content")
 
