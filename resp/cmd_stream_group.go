@@ -32,7 +32,7 @@ func streamGroupCommands() []*Command {
 			}},
 		{Name: "xreadgroup", Arity: -7, Flags: w | FlagBlocking, Keys: xreadKeys, KeyFlags: []KeyFlag{ksROAccess},
 			KeySpecs: []KeySpec{{Flags: ksROAccess, Keyword: "STREAMS", StartFrom: 4, LastKey: -1, KeyStep: 1, Limit: 2}},
-			Group: g, ACL: acl, Since: "5.0.0", Summary: "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", Run: cmdXReadGroup},
+			Group:    g, ACL: acl, Since: "5.0.0", Summary: "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", Run: cmdXReadGroup},
 		{Name: "xack", Arity: -4, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", Run: cmdXAck},
 		{Name: "xpending", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Tips: nondet, Group: g, ACL: acl, Since: "5.0.0", Summary: "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", Run: cmdXPending},
 		{Name: "xclaim", Arity: -6, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Tips: nondet, Group: g, ACL: acl, Since: "5.0.0", Summary: "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", Run: cmdXClaim},
@@ -49,24 +49,24 @@ func streamGroupCommands() []*Command {
 
 // Group errors, checked against redis-server 7.0.15.
 const (
-	ErrStreamEntriesRead   = "ERR value for ENTRIESREAD must be positive or -1"
-	ErrStreamGroupKey      = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
-	ErrStreamNoGroupOfKey  = "NOGROUP No such consumer group '%s' for key name '%s'"
-	ErrStreamBusyGroup     = "BUSYGROUP Consumer Group name already exists"
-	ErrStreamNoGroup       = "NOGROUP No such key '%s' or consumer group '%s'"
-	ErrStreamClaimMinIdle  = "ERR Invalid min-idle-time argument for XCLAIM"
-	ErrStreamClaimIdle     = "ERR Invalid IDLE option argument for XCLAIM"
-	ErrStreamClaimTime     = "ERR Invalid TIME option argument for XCLAIM"
-	ErrStreamClaimRetry    = "ERR Invalid RETRYCOUNT option argument for XCLAIM"
-	ErrStreamClaimOption   = "ERR Unrecognized XCLAIM option '%s'"
-	ErrStreamAutoMinIdle   = "ERR Invalid min-idle-time argument for XAUTOCLAIM"
-	ErrStreamAutoCount     = "ERR COUNT must be > 0"
-	ErrStreamAutoCountMem  = "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
+	ErrStreamEntriesRead  = "ERR value for ENTRIESREAD must be positive or -1"
+	ErrStreamGroupKey     = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
+	ErrStreamNoGroupOfKey = "NOGROUP No such consumer group '%s' for key name '%s'"
+	ErrStreamBusyGroup    = "BUSYGROUP Consumer Group name already exists"
+	ErrStreamNoGroup      = "NOGROUP No such key '%s' or consumer group '%s'"
+	ErrStreamClaimMinIdle = "ERR Invalid min-idle-time argument for XCLAIM"
+	ErrStreamClaimIdle    = "ERR Invalid IDLE option argument for XCLAIM"
+	ErrStreamClaimTime    = "ERR Invalid TIME option argument for XCLAIM"
+	ErrStreamClaimRetry   = "ERR Invalid RETRYCOUNT option argument for XCLAIM"
+	ErrStreamClaimOption  = "ERR Unrecognized XCLAIM option '%s'"
+	ErrStreamAutoMinIdle  = "ERR Invalid min-idle-time argument for XAUTOCLAIM"
+	ErrStreamAutoCount    = "ERR COUNT must be > 0"
+	ErrStreamAutoCountMem = "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
 	// xautoclaimMaxAlloc is the largest array of deleted IDs (16 bytes
 	// each) XAUTOCLAIM's COUNT may ask for: Redis allocates it up front
 	// and fails past what the allocator grants (the machine's memory);
 	// Tandem refuses past 1 TB.
-	xautoclaimMaxAlloc = 1 << 40
+	xautoclaimMaxAlloc     = 1 << 40
 	ErrStreamSubcmdSyntax  = "ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP."
 	streamNameBudget       = 128
 	xautoclaimAttemptsMult = 10

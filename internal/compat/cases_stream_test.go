@@ -61,7 +61,6 @@ func TestRedisStreamRestoreBothWays(t *testing.T) {
 	}
 }
 
-
 // sfixture is a stream of five entries with mixed fields.
 var sfixture = mbs("XADD s 1-1 a 1", "XADD s 1-2 a 2 b 3", "XADD s 2-0 a 3", "XADD s 3-5 c 4", "XADD s 5-0 a 5")
 
