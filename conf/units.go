@@ -48,6 +48,10 @@ func parseMemory(s string) (int64, bool) {
 	return int64(v * mul), true
 }
 
+// ParseMemory is parseMemory for the commands that take a memory value
+// (DEBUG QUICKLIST-PACKED-THRESHOLD).
+func ParseMemory(s string) (int64, bool) { return parseMemory(s) }
+
 // parseInteger parses a decimal integer as strictly as redis string2ll: an
 // optional '-', no '+', no spaces, no leading zeros, no overflow.
 func parseInteger(s string) (int64, bool) {

@@ -66,7 +66,8 @@ const (
 
 // dumpOptions are the payload encoding the configuration asks for now.
 func (c *Client) dumpOptions() rdb.DumpOptions {
-	return rdb.DumpOptions{Compress: c.fe.cfg.RDBCompression(), ListFill: c.fe.cfg.ListMaxListpackSize()}
+	return rdb.DumpOptions{Compress: c.fe.cfg.RDBCompression(), ListFill: c.fe.cfg.ListMaxListpackSize(),
+		PackedThreshold: int(c.fe.debug.packedThreshold.Load())}
 }
 
 // appendPayload appends the DUMP payload of a dumped key.

@@ -103,26 +103,28 @@ const sharedRefcount = math.MaxInt32
 // integers share one object each.
 const sharedIntegers = 10000
 
-// cmdObjectRefcount mirrors Redis 7.0's object sharing: a string holding
-// an integer in [0, 10000) is a shared object (refcount INT_MAX) unless
+// cmdObjectRefcount is OBJECT REFCOUNT key (refcountOf).
+func cmdObjectRefcount(c *Client, args [][]byte) {
+	if info, ok := objectLookup(c, args[2]); ok {
+		c.w.Int(refcountOf(c, info.Type, info.Encoding, info.Value))
+	}
+}
+
+// refcountOf mirrors Redis 7.0's object sharing: a string holding an
+// integer in [0, 10000) is a shared object (refcount INT_MAX) unless
 // maxmemory is set with an LRU or LFU policy
 // (MAXMEMORY_FLAG_NO_SHARED_INTEGERS); every other value has refcount 1.
 // Redis decides when the value is written; Tandem decides from the
 // configuration at the time of the call.
-func cmdObjectRefcount(c *Client, args [][]byte) {
-	info, ok := objectLookup(c, args[2])
-	if !ok {
-		return
-	}
+func refcountOf(c *Client, typ engine.Type, enc engine.Encoding, value []byte) int64 {
 	p := c.fe.cfg.MaxMemoryPolicy()
 	shares := c.fe.cfg.MaxMemory() == 0 || !(lruPolicy(p) || lfuPolicy(p))
-	if info.Type == engine.TypeString && info.Encoding == engine.EncInt && shares {
-		if v, ok := num.ParseInt(info.Value); ok && v >= 0 && v < sharedIntegers {
-			c.w.Int(sharedRefcount)
-			return
+	if typ == engine.TypeString && enc == engine.EncInt && shares {
+		if v, ok := num.ParseInt(value); ok && v >= 0 && v < sharedIntegers {
+			return sharedRefcount
 		}
 	}
-	c.w.Int(1)
+	return 1
 }
 
 // objectHelp is OBJECT HELP's text, line for line as redis 7.0 prints it.

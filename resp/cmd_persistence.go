@@ -1,10 +1,8 @@
 package resp
 
 import (
-	"net"
 	"strings"
 
-	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/snapshot"
 )
 
@@ -19,7 +17,6 @@ func persistenceCommands() []*Command {
 		{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Synchronously save the dataset to disk", Run: cmdSave},
 		{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Asynchronously save the dataset to disk", Run: cmdBGSave},
 		{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Synchronously save the dataset to disk and then shut down the server", Run: cmdShutdown},
-		{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, ACL: admin, Group: "server", Since: "1.0.0", Summary: "A container for debugging commands", Run: cmdDebug},
 	}
 }
 
@@ -121,17 +118,9 @@ func cmdShutdown(c *Client, args [][]byte) {
 	c.fe.shutdown()
 }
 
-// cmdDebug is DEBUG, of which Tandem has RELOAD only (save, flush, load:
-// the round trip tests use), behind enable-debug-command as in Redis.
-func cmdDebug(c *Client, args [][]byte) {
-	if !c.debugAllowed() {
-		c.w.Error("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.")
-		return
-	}
-	if !strings.EqualFold(string(args[1]), "reload") {
-		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try DEBUG HELP.")
-		return
-	}
+// debugReload is DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE] (the DEBUG family is
+// cmd_debug.go): save, flush, load, the round trip tests use.
+func debugReload(c *Client, args [][]byte) {
 	flush, save := true, true
 	for _, a := range args[2:] {
 		switch strings.ToLower(string(a)) {
@@ -165,18 +154,4 @@ func cmdDebug(c *Client, args [][]byte) {
 		return
 	}
 	c.w.Status("OK")
-}
-
-// debugAllowed applies enable-debug-command: yes, no, or local (loopback
-// clients only).
-func (c *Client) debugAllowed() bool {
-	switch c.fe.cfg.EnableDebugCommand() {
-	case conf.ProtectedYes:
-		return true
-	case conf.ProtectedLocal:
-		host, _, err := net.SplitHostPort(c.peer.RemoteAddr())
-		ip := net.ParseIP(host)
-		return err == nil && ip != nil && ip.IsLoopback()
-	}
-	return false
 }

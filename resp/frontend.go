@@ -63,9 +63,13 @@ type Frontend struct {
 	stats   frontendStats
 
 	started time.Time    // uptime and rdb_last_save_time count from here
-	replID  string       // INFO replication master_replid
 	memPeak atomic.Int64 // INFO used_memory_peak, sampled every 100 ms and by INFO (info_memory.go)
 	rates   rateSampler  // INFO instantaneous_*
+
+	// replID is INFO replication's master_replid, which DEBUG
+	// CHANGE-REPL-ID changes; debug is what else DEBUG sets (cmd_debug.go).
+	replID atomic.Pointer[string]
+	debug  debugState
 
 	persist      *snapshot.Manager // SAVE, BGSAVE, save rules (cmd_persistence.go)
 	scriptEngine *scripting.Engine // EVAL, FUNCTION (cmd_scripting.go)
@@ -120,7 +124,8 @@ func New(o Options) *Frontend {
 	if f.facts.RunID == "" {
 		f.facts.RunID = randomHex40()
 	}
-	f.replID = randomHex40()
+	replID := randomHex40()
+	f.replID.Store(&replID)
 	f.errorCodes = map[string]int64{}
 	f.shutdown = o.Shutdown
 	if f.shutdown == nil {

@@ -382,7 +382,7 @@ func (f *Frontend) infoReplication(b *infoBuilder) {
 	b.field("role", "master")
 	b.field("connected_slaves", "0")
 	b.field("master_failover_state", "no-failover")
-	b.field("master_replid", f.replID)
+	b.field("master_replid", *f.replID.Load())
 	b.field("master_replid2", strings.Repeat("0", 40))
 	b.field("master_repl_offset", "0")
 	b.field("second_repl_offset", "-1")

@@ -18,7 +18,7 @@ func commandFamilies() [][]*Command {
 		bitmapCommands(), hllCommands(),
 		sortCommands(),
 		transactionCommands(),
-		persistenceCommands(),
+		persistenceCommands(), debugCommands(),
 		pubsubCommands(),
 		scriptingCommands(),
 		aclCommands(),

@@ -122,7 +122,7 @@ func runMain(m *testing.M) int {
 	redisArgs := func(bin string) func([]int) []string {
 		return func(p []int) []string {
 			return []string{bin, "--port", strconv.Itoa(p[0]), "--bind", "127.0.0.1",
-				"--save", "", "--appendonly", "no", "--dir", tmp}
+				"--save", "", "--appendonly", "no", "--dir", tmp, "--enable-debug-command", "local"}
 		}
 	}
 	memcArgs := memcachedArgs(memcBin)
@@ -171,7 +171,9 @@ func runMain(m *testing.M) int {
 				// Where Tandem's defaults deliberately differ from Redis's
 				// (a memory bound from the machine, allkeys-s3fifo), run
 				// it as redis-server runs by default.
-				"--maxmemory", "0", "--maxmemory-policy", "noeviction"}
+				"--maxmemory", "0", "--maxmemory-policy", "noeviction",
+				// DEBUG, for the cases of cases_server_misc_test.go.
+				"--enable-debug-command", "local"}
 		})
 		if err != nil {
 			return fail("%v", err)

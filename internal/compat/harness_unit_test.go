@@ -81,6 +81,10 @@ func TestHarnessLoosenings(t *testing.T) {
 		{namedFigures, "*4\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n:2\r\n", "*4\r\n$1\r\na\r\n:1\r\n$1\r\nc\r\n:2\r\n", false},
 		{namedFigures, "%1\r\n$2\r\ndb\r\n%1\r\n$1\r\nx\r\n:1\r\n", "%1\r\n$2\r\ndb\r\n%1\r\n$1\r\ny\r\n:1\r\n", false},
 		{namedFigures, "*2\r\n$1\r\na\r\n:1\r\n", "*2\r\n$1\r\na\r\n$1\r\n1\r\n", false},
+		{ignoreFields("at", "lru"), "+Value at:0x1 refcount:1 lru:5\r\n", "+Value at:0x2 refcount:1 lru:7\r\n", true},
+		{ignoreFields("at", "lru"), "+Value at:0x1 refcount:1 lru:5\r\n", "+Value at:0x1 refcount:2 lru:5\r\n", false},
+		{ignoreFields("at"), "+Value at:0x1 refcount:1\r\n", "+Value at:0x1 refcount:1 x:1\r\n", false},
+		{ignoreFields("at"), "+Value at:0x1\r\n", "-Value at:0x1\r\n", false},
 	}
 	for _, c := range cases {
 		ok, why := matchReply(parse(t, c.want), parse(t, c.got), c.l)

@@ -3,6 +3,7 @@ package compat
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ const (
 	kUnorderedPairs           // maps, or flat key-value arrays, in any order (CONFIG GET a b)
 	kCmdInfoHead              // COMMAND INFO: every field exact but the key specs
 	kNamedFigures             // MEMORY STATS: names and shape exact, figures free
+	kIgnoreFields             // a "k:v k:v" status line: the named fields' values free
 )
 
 // pttlSlack is how many milliseconds two servers may disagree on a PTTL
@@ -56,6 +58,13 @@ var (
 	// values: the figures are each server's own.
 	namedFigures = loosening{kind: kNamedFigures}
 )
+
+// ignoreFields compares a status line of space-separated name:value
+// fields (DEBUG OBJECT) field by field, the values of the named fields
+// ignored.
+func ignoreFields(names ...string) loosening {
+	return loosening{kind: kIgnoreFields, fields: names}
+}
 
 // infoFields accepts any INFO-like text in which every named field exists.
 func infoFields(fields ...string) loosening {
@@ -86,6 +95,8 @@ func (l loosening) String() string {
 		return "commandInfoNoKeySpecs"
 	case kNamedFigures:
 		return "namedFigures"
+	case kIgnoreFields:
+		return "ignoreFields(" + strings.Join(l.fields, ",") + ")"
 	}
 	return "exact"
 }
@@ -220,6 +231,22 @@ func matchReply(want, got reply, l loosening) (ok bool, reason string) {
 		return true, ""
 	case kNamedFigures:
 		return sameNamedFigures(want, got)
+	case kIgnoreFields:
+		if want.kind != '+' || got.kind != '+' {
+			return false, "expected status lines"
+		}
+		wf, gf := strings.Fields(want.text), strings.Fields(got.text)
+		if len(wf) != len(gf) {
+			return false, fmt.Sprintf("%d fields, want %d", len(gf), len(wf))
+		}
+		for i := range wf {
+			wk, _, _ := strings.Cut(wf[i], ":")
+			gk, _, _ := strings.Cut(gf[i], ":")
+			if wk != gk || (wf[i] != gf[i] && !slices.Contains(l.fields, wk)) {
+				return false, fmt.Sprintf("field %q, want %q", gf[i], wf[i])
+			}
+		}
+		return true, ""
 	}
 	return false, ""
 }
