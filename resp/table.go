@@ -18,7 +18,7 @@ func commandFamilies() [][]*Command {
 		bitmapCommands(), hllCommands(),
 		sortCommands(),
 		transactionCommands(),
-		persistenceCommands(), debugCommands(),
+		persistenceCommands(), debugCommands(), lolwutCommands(),
 		pubsubCommands(),
 		scriptingCommands(),
 		aclCommands(),

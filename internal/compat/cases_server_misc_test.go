@@ -185,3 +185,26 @@ func TestRedisDebugHelp(t *testing.T) {
 		j++
 	}
 }
+
+func TestRedisLolwut(t *testing.T) { runRedisCases(t, lolwutCases) }
+
+// Schotter's first two rows of squares are drawn without randomness: up
+// to two squares per column the art is exact; beyond, and for the
+// skyline, each server's own random numbers tilt the squares and light the
+// windows, so those are compared by shape (randomArt).
+var lolwutCases = []redisCase{
+	{name: "lolwut", cmds: mbs("LOLWUT", "lolwut 5", "LOLWUT VERSION", "LOLWUT VERSION 7", "LOLWUT VERSION 7 1 2 3", "LOLWUT foo bar",
+		"LOLWUT VERSION -1", "LOLWUT VERSION 4294967301 10 2 2", "LOLWUT VERSION 0")},
+	{name: "lolwut 5 exact", cmds: mbs("LOLWUT VERSION 5 66 8 2", "LOLWUT VERSION 5 10 3 1", "LOLWUT VERSION 5 1 1 1", "LOLWUT VERSION 5 0 0 0",
+		"LOLWUT VERSION 5 7 2 2", "LOLWUT VERSION 5 33 5 2", "LOLWUT VERSION 5 2 1 1", "LOLWUT VERSION 5 3 7 2", "LOLWUT version 5 -5 -5 -5",
+		"LOLWUT VERSION 5 1000 200 2", "LOLWUT VERSION 5 99999 999 1")},
+	{name: "lolwut 5 random", cmds: mbs("LOLWUT VERSION 5", "LOLWUT VERSION 5 40", "LOLWUT VERSION 5 20 4 6"),
+		loose: at(0, randomArt, 1, randomArt, 2, randomArt)},
+	{name: "lolwut 6", cmds: mbs("LOLWUT VERSION 6", "LOLWUT VERSION 6 10 5", "LOLWUT VERSION 6 1 1", "LOLWUT VERSION 6 0 -3", "LOLWUT VERSION 6 33"),
+		loose: at(0, randomArt, 1, randomArt, 2, randomArt, 3, randomArt, 4, randomArt)},
+	{name: "lolwut errors", cmds: mbs("LOLWUT VERSION x", "LOLWUT VERSION 5 x", "LOLWUT VERSION 5 1 x", "LOLWUT VERSION 5 1 1 x",
+		"LOLWUT VERSION 6 x", "LOLWUT VERSION 6 1 x", "LOLWUT VERSION 99999999999999999999")},
+	{name: "lolwut in multi and scripts", cmds: cmds(mbs("MULTI", "LOLWUT", "LOLWUT VERSION 5 1 1 1", "EXEC"),
+		cmd("EVAL", "return redis.call('lolwut')", "0"), cmd("EVAL", "return redis.call('lolwut','version','5','4','1','1')", "0"))},
+	{name: "lolwut command info", cmds: mbs("COMMAND INFO lolwut")},
+}

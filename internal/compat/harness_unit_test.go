@@ -85,6 +85,10 @@ func TestHarnessLoosenings(t *testing.T) {
 		{ignoreFields("at", "lru"), "+Value at:0x1 refcount:1 lru:5\r\n", "+Value at:0x1 refcount:2 lru:5\r\n", false},
 		{ignoreFields("at"), "+Value at:0x1 refcount:1\r\n", "+Value at:0x1 refcount:1 x:1\r\n", false},
 		{ignoreFields("at"), "+Value at:0x1\r\n", "-Value at:0x1\r\n", false},
+		{randomArt, "$11\r\n\xe2\xa0\x80\xe2\xa0\x81\nfoot\r\n", "$11\r\n\xe2\xa0\x82\xe2\xa0\x83\nfoot\r\n", true},
+		{randomArt, "$11\r\n\xe2\xa0\x80\xe2\xa0\x81\nfoot\r\n", "$11\r\n\xe2\xa0\x82\xe2\xa0\x83\nfeet\r\n", false},
+		{randomArt, "$8\r\n\xe2\xa0\x80\nfoot\r\n", "$11\r\n\xe2\xa0\x82\xe2\xa0\x83\nfoot\r\n", false},
+		{randomArt, "$15\r\n\x1b[0;30;40m \x1b[0m\r\n", "$16\r\n\x1b[0;90;100m \x1b[0m\r\n", true},
 	}
 	for _, c := range cases {
 		ok, why := matchReply(parse(t, c.want), parse(t, c.got), c.l)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // loosening names the one way a reply may differ from the reference. A
@@ -32,6 +33,7 @@ const (
 	kCmdInfoHead              // COMMAND INFO: every field exact but the key specs
 	kNamedFigures             // MEMORY STATS: names and shape exact, figures free
 	kIgnoreFields             // a "k:v k:v" status line: the named fields' values free
+	kArt                      // LOLWUT's random art: as many lines and cells, the text lines exact
 )
 
 // pttlSlack is how many milliseconds two servers may disagree on a PTTL
@@ -58,6 +60,11 @@ var (
 	// values: the figures are each server's own.
 	namedFigures = loosening{kind: kNamedFigures}
 )
+
+// randomArt compares LOLWUT's drawings, random in both servers: the same
+// bulk type and number of lines, each drawn line of as many cells (braille
+// characters, or coloured spaces), every other line exact.
+var randomArt = loosening{kind: kArt}
 
 // ignoreFields compares a status line of space-separated name:value
 // fields (DEBUG OBJECT) field by field, the values of the named fields
@@ -97,6 +104,8 @@ func (l loosening) String() string {
 		return "namedFigures"
 	case kIgnoreFields:
 		return "ignoreFields(" + strings.Join(l.fields, ",") + ")"
+	case kArt:
+		return "randomArt"
 	}
 	return "exact"
 }
@@ -231,6 +240,20 @@ func matchReply(want, got reply, l loosening) (ok bool, reason string) {
 		return true, ""
 	case kNamedFigures:
 		return sameNamedFigures(want, got)
+	case kArt:
+		if want.kind != got.kind || (want.kind != '$' && want.kind != '=') {
+			return false, "expected the same bulk type"
+		}
+		wl, gl := strings.Split(want.text, "\n"), strings.Split(got.text, "\n")
+		if len(wl) != len(gl) {
+			return false, fmt.Sprintf("%d lines, want %d", len(gl), len(wl))
+		}
+		for i := range wl {
+			if artCells(wl[i]) != artCells(gl[i]) || (artCells(wl[i]) < 0 && wl[i] != gl[i]) {
+				return false, fmt.Sprintf("line %d is %q, want %q", i, gl[i], wl[i])
+			}
+		}
+		return true, ""
 	case kIgnoreFields:
 		if want.kind != '+' || got.kind != '+' {
 			return false, "expected status lines"
@@ -270,6 +293,19 @@ func sameNamedFigures(want, got reply) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// artCells is how many cells a line of LOLWUT art draws: braille
+// characters (from U+2800), or spaces between colour escapes; -1 for a
+// line of text.
+func artCells(line string) int {
+	switch {
+	case strings.HasPrefix(line, "\x1b["):
+		return strings.Count(line, " ")
+	case strings.HasPrefix(line, "\xe2\xa0"), strings.HasPrefix(line, "\xe2\xa1"), strings.HasPrefix(line, "\xe2\xa2"), strings.HasPrefix(line, "\xe2\xa3"):
+		return utf8.RuneCountInString(line)
+	}
+	return -1
 }
 
 func equalMultiset(a, b []reply) bool {
