@@ -24,6 +24,8 @@ declare -A scenarios=(
   [get-p1]="resp get 1"
   [memcache-get-p16]="memcache get 16"
   [memcache-set-p16]="memcache set 16"
+  [binary-set-p16]="binary set 16"
+  [binary-get-p16]="binary get 16"
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(set-p16 get-p16 set-p1 get-p1 memcache-get-p16 memcache-set-p16)
