@@ -206,7 +206,7 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
-	if (cmd.Flags&FlagDenyOOM != 0 || cmd.Internal&RunsQueue != 0 && c.tx != nil && c.tx.denyOOM) && fe.overMemory() {
+	if (cmd.Flags&FlagDenyOOM != 0 || cmd.Internal&RunsQueue != 0 && c.tx != nil && c.tx.denyOOM) && c.trackingEvicted(fe.overMemory()) {
 		c.reject(cmd, ErrOOM)
 		return
 	}

@@ -151,22 +151,29 @@ func (s *subscriber) Deliver(m *pubsub.Message) {
 // Redis's checkClientOutputBufferLimits; when they are passed it marks the
 // subscriber dead and frees the outbox. s.mu is held.
 func (s *subscriber) overLimitLocked(pending int) bool {
-	lim := s.c.fe.cfg.ClientOutputBufferLimit(conf.ClientPubSub)
-	used := int64(pending)
-	over := lim.Hard > 0 && used >= lim.Hard
-	if lim.Soft > 0 && used >= lim.Soft {
-		now := time.Now()
-		if s.softSince.IsZero() {
-			s.softSince = now
-		} else if now.Sub(s.softSince) > time.Duration(lim.SoftSeconds)*time.Second {
-			over = true
-		}
-	} else {
-		s.softSince = time.Time{}
-	}
+	over := overBufferLimit(s.c.fe.cfg.ClientOutputBufferLimit(conf.ClientPubSub), int64(pending), &s.softSince)
 	if over {
 		s.dead = true
 		s.outbox = nil
+	}
+	return over
+}
+
+// overBufferLimit applies one class of client-output-buffer-limit to
+// pending bytes, as Redis's checkClientOutputBufferLimits: over when past
+// the hard limit, or over the soft limit for longer than its seconds;
+// softSince keeps when pending first went over the soft limit.
+func overBufferLimit(lim conf.BufferLimit, pending int64, softSince *time.Time) bool {
+	over := lim.Hard > 0 && pending >= lim.Hard
+	if lim.Soft > 0 && pending >= lim.Soft {
+		now := time.Now()
+		if softSince.IsZero() {
+			*softSince = now
+		} else if now.Sub(*softSince) > time.Duration(lim.SoftSeconds)*time.Second {
+			over = true
+		}
+	} else {
+		*softSince = time.Time{}
 	}
 	return over
 }

@@ -3,7 +3,9 @@ package resp
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/tracking"
 )
 
@@ -33,8 +35,9 @@ import (
 //   - at the start of a batch (Serve), unless the client is blocked: a
 //     blocked command's reply comes first, as Redis serves it before the
 //     invalidation its hand-off caused;
-//   - before a command runs (after its eviction, whose invalidations Redis
-//     sends at once, before the reply), outside transactions and scripts;
+//   - after a command's eviction (its memory check), whose invalidations
+//     Redis sends at once, before the reply; outside transactions and
+//     scripts;
 //   - after a command's reply: the invalidations the command caused to the
 //     client's own keys (Redis's pending keys, sent after the reply, and
 //     after EXEC's whole reply), and whatever arrived while it ran, which
@@ -57,11 +60,18 @@ type clientTracking struct {
 	pre int
 }
 
-// trackingBox is a connection's queue of invalidation messages.
+// trackingBox is a connection's queue of invalidation messages. Like a
+// subscriber's outbox, it is bounded by client-output-buffer-limit (the
+// pubsub class for a subscribed connection, else normal), with what the
+// socket still held at the loop's last look: past it the connection is
+// closed and the box dropped.
 type trackingBox struct {
-	mu   sync.Mutex
-	buf  []byte
-	busy bool // the loop is inside Serve and will look before it returns
+	mu        sync.Mutex
+	buf       []byte
+	busy      bool      // the loop is inside Serve and will look before it returns
+	dead      bool      // closed for its output limit: drop everything
+	held      int64     // bytes the socket held at the loop's last look
+	softSince time.Time // over the soft limit since
 }
 
 // trackingConn is a Client as the tracking table sees it.
@@ -86,8 +96,17 @@ func (tc *trackingConn) Deliver(m *tracking.Message) {
 	default:
 		return // RESP2 without a pub/sub redirect cannot be told
 	}
+	class := conf.ClientNormal
+	if c.isPubSub() {
+		class = conf.ClientPubSub
+	}
+	lim := c.fe.cfg.ClientOutputBufferLimit(class)
 	b := c.trackingBox()
 	b.mu.Lock()
+	if b.dead {
+		b.mu.Unlock()
+		return
+	}
 	wasEmpty := len(b.buf) == 0
 	w := Writer{Buf: b.buf, Proto: proto}
 	switch {
@@ -117,6 +136,14 @@ func (tc *trackingConn) Deliver(m *tracking.Message) {
 		}
 	}
 	b.buf = w.Buf
+	if overBufferLimit(lim, int64(len(b.buf))+b.held, &b.softSince) {
+		b.dead, b.buf = true, nil
+		b.mu.Unlock()
+		// Not here: the table's mutex is held, and the close's log line
+		// asks the table for this client's flags.
+		go c.closeForOutputLimit()
+		return
+	}
 	wake := wasEmpty && !b.busy
 	b.mu.Unlock()
 	if wake {
@@ -156,8 +183,10 @@ func (c *Client) trackingServeBegin(out []byte) []byte {
 		return out
 	}
 	n := len(out)
+	held := int64(c.peer.OutboundBuffered())
 	b.mu.Lock()
 	b.busy = true
+	b.held = held
 	if c.blk == nil {
 		out = b.takeInto(out)
 	}
@@ -193,16 +222,23 @@ func (c *Client) trackingFlushBox() {
 	b.mu.Unlock()
 }
 
-// trackingBeforeRun runs right before a command's handler: messages that
-// arrived before it (its own eviction's) go before its reply, outside a
-// transaction or script; and a read-only command of a client that tracks
-// reads registers its keys. It returns the keys for trackingAfterRun.
-func (c *Client) trackingBeforeRun(cmd *Command, args [][]byte) [][]byte {
+// trackingEvicted runs after the eviction a command's memory check made
+// (overMemory, whose result it returns): the invalidations of what it
+// evicted go before the command's reply, or its OOM error, as Redis sends
+// them from processCommand; not inside a transaction or script.
+func (c *Client) trackingEvicted(over bool) bool {
 	if !c.inExclusive && c.trk.box.Load() != nil {
 		n := len(c.w.Buf)
 		c.trackingFlushBox()
 		c.trk.pre += len(c.w.Buf) - n
 	}
+	return over
+}
+
+// trackingBeforeRun runs right before a command's handler: a read-only
+// command of a client that tracks reads registers its keys. It returns
+// the keys for trackingAfterRun.
+func (c *Client) trackingBeforeRun(cmd *Command, args [][]byte) [][]byte {
 	if !c.trk.mode.TracksReads(c.trk.caching) || cmd.Flags&FlagReadonly == 0 ||
 		cmd.Internal&NotTracked != 0 || cmd.Flags&FlagPubSub != 0 {
 		return nil
