@@ -391,6 +391,11 @@ func trkControl(addr string, commands ...string) ([]reply, error) {
 	return out, nil
 }
 
+// anyTagKey hides which of 1{tag} and 2{tag} a server invalidated.
+func anyTagKey(s string) string {
+	return regexp.MustCompile(`[12]\{tag\}`).ReplaceAllLiteralString(s, "N{tag}")
+}
+
 // countInvalidations turns a transcript of invalidations of keys the
 // server picked at random into how many there were.
 func countInvalidations(s string) string {
@@ -528,6 +533,27 @@ func trackingScenarios() []trkScenario {
 			{conn: 1, kind: trkSync, norm: countInvalidations}, tInfo(),
 			tDo(0, "GET k4"), tDo(2, "PING"), {conn: 1, kind: trkSync, norm: countInvalidations}, tInfo(),
 			tDo(2, "CONFIG SET tracking-table-max-keys 0"), tDo(0, "MGET k5 k6"), tDo(2, "PING"), tSync(1), tInfo(),
+		}})
+	add(trkScenario{name: "lazy expiry, bcast noloop", protos: []int{3, 2}, restore: []string{"DEBUG SET-ACTIVE-EXPIRE 1"},
+		steps: []trkStep{
+			// The key the client itself set expires on its own GET: Redis
+			// reports an expiry with no client, so NOLOOP does not spare it.
+			tDo(1, "SUBSCRIBE __redis__:invalidate"), tDo(0, "CLIENT TRACKING on BCAST REDIRECT $id1 NOLOOP"),
+			tDo(0, "DEBUG SET-ACTIVE-EXPIRE 0"), tDo(0, "SET mykey myval px 1"), tDo(0, "SET mykeyotherkey myval"),
+			tPause(50 * time.Millisecond), tSync(1), tDo(0, "GET mykey"), tSync(1), tDo(0, "DEBUG SET-ACTIVE-EXPIRE 1"),
+		}})
+	add(trkScenario{name: "lazy expiry after a multi-key reply", protos: []int{3}, restore: []string{"DEBUG SET-ACTIVE-EXPIRE 1"},
+		steps: []trkStep{
+			tDo(0, "CLIENT TRACKING on"), tDo(0, "DEBUG SET-ACTIVE-EXPIRE 0"), tDo(0, "MULTI"), tDo(0, "MSET x 1 y 2"),
+			tDo(0, "PEXPIRE y 100"), tDo(0, "GET y"), tDo(0, "EXEC"), tPause(200 * time.Millisecond), tDo(0, "MGET x y"), tSync(0),
+			tDo(0, "DEBUG SET-ACTIVE-EXPIRE 1"),
+		}})
+	add(trkScenario{name: "table bound lowered while queuing a transaction", protos: []int{2, 3}, // redis #11715
+		restore: []string{"CONFIG SET tracking-table-max-keys 1000000"}, steps: []trkStep{
+			tDo(1, "CLIENT TRACKING on"), tDo(1, "MGET 1{tag} 2{tag}"), tDo(1, "MULTI"),
+			tDo(0, "CONFIG SET tracking-table-max-keys 1"),
+			{conn: 1, args: trkFields("PING"), norm: anyTagKey}, // a random one
+			{conn: 1, args: trkFields("EXEC")}, tInfo(),
 		}})
 	add(trkScenario{name: "unblocked blmove", protos: []int{3, 2}, steps: []trkStep{
 		tDo(1, "RPUSH list2 a"), tDo(0, "CLIENT TRACKING on"), tDo(0, "LRANGE list2 0 -1"),
