@@ -83,7 +83,7 @@ func (t *Table) Enable(id uint64, conn Conn, o Options) (err error, ok bool) {
 			t.addPrefixLocked(c, p)
 		}
 	}
-	t.syncCounts()
+	t.syncControl()
 	return err, true
 }
 
@@ -153,7 +153,7 @@ func (t *Table) Disable(id uint64) {
 		}
 	}
 	delete(t.clients, id)
-	t.syncCounts()
+	t.syncControl()
 }
 
 // Info is one connection's tracking state (CLIENT TRACKINGINFO, CLIENT

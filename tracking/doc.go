@@ -52,9 +52,13 @@
 //
 // # Locks
 //
-// One mutex guards the table. KeyChanged takes it under a shard lock, and
-// Conn.Deliver runs under it: a Conn only queues (its own mutex) and wakes
-// its loop, and never calls back into the table or the engine. Nothing
-// here calls the engine. The lookup of connections by id (SetLookup) runs
-// under the mutex too and must only read.
+// The keys are in 64 stripes, each under its own mutex; the connections
+// and prefixes are under one more (Table's doc has the order). A write to
+// a key nobody tracks costs its stripe's lock and a map lookup, or two
+// atomic loads when nothing is tracked at all. KeyChanged runs under an
+// engine shard lock, and Conn.Deliver under the table's locks: a Conn
+// only queues (its own mutex) and wakes its loop, and never calls back
+// into the table or the engine. Nothing here calls the engine. The lookup
+// of connections by id (SetLookup) runs under the mutex too and must only
+// read.
 package tracking

@@ -2,6 +2,8 @@ package tracking
 
 import (
 	"bytes"
+	"hash/maphash"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -59,33 +61,57 @@ type bcastState struct {
 
 // Table is the process's tracking table. The zero Table is not usable:
 // call New.
+//
+// The keys are spread over stripes, each under its own mutex, so that
+// writes on different cores do not queue at one lock while some key is
+// tracked: a write to a key nobody tracks takes its stripe's lock for one
+// map lookup. Everything else (connections, prefixes, the lookup, the
+// bound) is under mu. Order: a stripe, then mu, then a Conn's own locks;
+// never two stripes, and never a stripe while mu is held.
 type Table struct {
+	stripes [keyStripes]keyStripe
+	seed    maphash.Seed
+
 	mu       sync.Mutex
-	keys     map[string][]ref
-	items    int64 // refs over all keys (stale ones included, as Redis counts)
 	prefixes map[string]*bcastState
 	clients  map[uint64]*client // connections with tracking on
 	lookup   func(id uint64) Conn
 	maxKeys  int64 // 0: no bound
 
-	// armed: some key or prefix is tracked, so changes must be looked at.
-	// Read without the mutex on every change to any key.
-	armed atomic.Bool
 	// pending: some prefix has changed keys to broadcast.
 	pending atomic.Bool
-	// counters for INFO, readable without the mutex
+	// counters for INFO, readable without a lock; nKeys and nPrefixes
+	// also tell changes whether there is anything to look at
 	nClients, nKeys, nItems, nPrefixes atomic.Int64
+}
+
+const keyStripes = 64
+
+// keyStripe is one stripe of the tracked keys.
+type keyStripe struct {
+	mu   sync.Mutex
+	keys map[string][]ref
+	n    atomic.Int64 // len(keys), for writes that need not lock
+	_    [32]byte     // a cache line of its own
 }
 
 // New returns an empty table bounded to maxKeys keys (0: unbounded).
 func New(maxKeys int64) *Table {
-	return &Table{
-		keys:     map[string][]ref{},
+	t := &Table{
+		seed:     maphash.MakeSeed(),
 		prefixes: map[string]*bcastState{},
 		clients:  map[uint64]*client{},
 		maxKeys:  maxKeys,
 		lookup:   func(uint64) Conn { return nil },
 	}
+	for i := range t.stripes {
+		t.stripes[i].keys = map[string][]ref{}
+	}
+	return t
+}
+
+func (t *Table) stripeOf(key []byte) *keyStripe {
+	return &t.stripes[maphash.Bytes(t.seed, key)%keyStripes]
 }
 
 // SetLookup installs how connections are found by id: REDIRECT targets,
@@ -111,31 +137,41 @@ func (t *Table) Stats() Stats {
 	return Stats{Clients: t.nClients.Load(), Keys: t.nKeys.Load(), Items: t.nItems.Load(), Prefixes: t.nPrefixes.Load()}
 }
 
-// syncCounts publishes the counters and the armed flag; t.mu is held.
-func (t *Table) syncCounts() {
-	t.nKeys.Store(int64(len(t.keys)))
-	t.nItems.Store(t.items)
+// syncControl publishes the connection and prefix counts; t.mu is held.
+func (t *Table) syncControl() {
 	t.nPrefixes.Store(int64(len(t.prefixes)))
 	t.nClients.Store(int64(len(t.clients)))
-	t.armed.Store(len(t.keys) > 0 || len(t.prefixes) > 0)
+}
+
+// addRef registers id for key in its locked stripe, provisionally or not,
+// or settles a provisional registration.
+func (t *Table) addRef(st *keyStripe, key []byte, id uint64, prov bool) {
+	refs, ok := st.keys[string(key)]
+	for i := range refs {
+		if refs[i].id == id {
+			if !prov {
+				refs[i].prov = false
+			}
+			return
+		}
+	}
+	if !ok {
+		t.nKeys.Add(1)
+		st.n.Add(1)
+	}
+	st.keys[string(key)] = append(refs, ref{id: id, prov: prov})
+	t.nItems.Add(1)
 }
 
 // Begin registers keys for connection id before it runs a read-only
 // command on them (see the package doc); End must follow.
 func (t *Table) Begin(id uint64, keys [][]byte) {
-	if len(keys) == 0 {
-		return
-	}
-	t.mu.Lock()
 	for _, k := range keys {
-		refs := t.keys[string(k)]
-		if !hasRef(refs, id) {
-			t.keys[string(k)] = append(refs, ref{id: id, prov: true})
-			t.items++
-		}
+		st := t.stripeOf(k)
+		st.mu.Lock()
+		t.addRef(st, k, id, true)
+		st.mu.Unlock()
 	}
-	t.syncCounts()
-	t.mu.Unlock()
 }
 
 // End remembers keys for connection id after its read-only command ran,
@@ -143,37 +179,13 @@ func (t *Table) Begin(id uint64, keys [][]byte) {
 // Without a Begin (a command inside a script, which runs alone) it simply
 // remembers them.
 func (t *Table) End(id uint64, keys [][]byte) {
-	if len(keys) == 0 {
-		return
-	}
-	t.mu.Lock()
 	for _, k := range keys {
-		refs := t.keys[string(k)]
-		found := false
-		for i := range refs {
-			if refs[i].id == id {
-				refs[i].prov = false
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.keys[string(k)] = append(refs, ref{id: id})
-			t.items++
-		}
+		st := t.stripeOf(k)
+		st.mu.Lock()
+		t.addRef(st, k, id, false)
+		st.mu.Unlock()
 	}
-	t.limitLocked()
-	t.syncCounts()
-	t.mu.Unlock()
-}
-
-func hasRef(refs []ref, id uint64) bool {
-	for _, r := range refs {
-		if r.id == id {
-			return true
-		}
-	}
-	return false
+	t.limit()
 }
 
 // KeyChanged implements engine.ChangeHook: key was modified by origin (0:
@@ -181,36 +193,45 @@ func hasRef(refs []ref, id uint64) bool {
 // expired, which Redis reports with no client: a BCAST NOLOOP connection
 // is told even of its own keys' expiry.
 func (t *Table) KeyChanged(key []byte, origin uint64, expired bool) {
-	if !t.armed.Load() {
-		return
-	}
-	t.mu.Lock()
-	if len(t.prefixes) > 0 {
+	if t.nPrefixes.Load() > 0 {
 		by := origin
 		if expired {
 			by = 0
 		}
+		t.mu.Lock()
 		for _, ps := range t.prefixes {
 			if bytes.HasPrefix(key, ps.prefix) {
 				ps.changed[string(key)] = by
 				t.pending.Store(true)
 			}
 		}
+		t.mu.Unlock()
 	}
-	t.invalidateLocked(key, origin)
-	t.syncCounts()
-	t.mu.Unlock()
+	if t.nKeys.Load() == 0 {
+		return
+	}
+	st := t.stripeOf(key)
+	if st.n.Load() == 0 {
+		return // registered after this load: by a read after the change
+	}
+	st.mu.Lock()
+	t.invalidate(st, key, origin)
+	st.mu.Unlock()
 }
 
-// invalidateLocked removes key from the table and tells every connection
-// that had it (Redis's trackingInvalidateKey); t.mu is held.
-func (t *Table) invalidateLocked(key []byte, origin uint64) {
-	refs, ok := t.keys[string(key)]
+// invalidate removes key from its locked stripe and tells every
+// connection that had it (Redis's trackingInvalidateKey).
+func (t *Table) invalidate(st *keyStripe, key []byte, origin uint64) {
+	refs, ok := st.keys[string(key)]
 	if !ok {
 		return
 	}
-	delete(t.keys, string(key))
-	t.items -= int64(len(refs))
+	delete(st.keys, string(key))
+	st.n.Add(-1)
+	t.nKeys.Add(-1)
+	t.nItems.Add(-int64(len(refs)))
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	for _, r := range refs {
 		c := t.clients[r.id]
 		// Keys of a connection that switched to BCAST since it read them
@@ -246,16 +267,22 @@ func (t *Table) sendLocked(c *client, m *Message) {
 // trackingInvalidateKeysOnFlush). BCAST prefixes stay.
 func (t *Table) Flushed() {
 	t.mu.Lock()
-	if len(t.clients) > 0 {
-		for _, id := range t.sortedClientIDs() {
-			c := t.clients[id]
-			t.sendLocked(c, &Message{All: true, NullProto: c.conn.Proto()})
-		}
+	for _, id := range t.sortedClientIDs() {
+		c := t.clients[id]
+		t.sendLocked(c, &Message{All: true, NullProto: c.conn.Proto()})
 	}
-	clear(t.keys)
-	t.items = 0
-	t.syncCounts()
 	t.mu.Unlock()
+	for i := range t.stripes {
+		st := &t.stripes[i]
+		st.mu.Lock()
+		for _, refs := range st.keys {
+			t.nKeys.Add(-1)
+			t.nItems.Add(-int64(len(refs)))
+		}
+		clear(st.keys)
+		st.n.Store(0)
+		st.mu.Unlock()
+	}
 }
 
 // sortedClientIDs returns the tracking connections' ids in ascending
@@ -331,22 +358,26 @@ func (t *Table) BatchEnd() {
 func (t *Table) SetMaxKeys(n int64) {
 	t.mu.Lock()
 	t.maxKeys = n
-	t.limitLocked()
-	t.syncCounts()
 	t.mu.Unlock()
+	t.limit()
 }
 
-// limitLocked invalidates random keys, as if modified by no connection,
-// until the table holds at most maxKeys (Redis's trackingLimitUsedSlots);
-// t.mu is held.
-func (t *Table) limitLocked() {
-	if t.maxKeys <= 0 {
+// limit invalidates random keys, as if modified by no connection, until
+// the table holds at most maxKeys (Redis's trackingLimitUsedSlots).
+func (t *Table) limit() {
+	t.mu.Lock()
+	max := t.maxKeys
+	t.mu.Unlock()
+	if max <= 0 {
 		return
 	}
-	for int64(len(t.keys)) > t.maxKeys {
-		for k := range t.keys { // map order: a random key
-			t.invalidateLocked([]byte(k), 0)
+	for i := rand.IntN(keyStripes); t.nKeys.Load() > max; i = (i + 1) % keyStripes {
+		st := &t.stripes[i]
+		st.mu.Lock()
+		for k := range st.keys { // map order: a random key of a random stripe
+			t.invalidate(st, []byte(k), 0)
 			break
 		}
+		st.mu.Unlock()
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -298,4 +299,63 @@ func TestEnableRefusals(t *testing.T) {
 			t.Errorf("%s: %T is not an OverlapError", c.name, err)
 		}
 	}
+}
+
+// TestConcurrentUseKeepsCounts drives every entry point at once (run it
+// with -race) and checks that the counters still match the stripes.
+func TestConcurrentUseKeepsCounts(t *testing.T) {
+	w := newWorld(8)
+	var wg sync.WaitGroup
+	for g := 1; g <= 8; g++ {
+		wg.Add(1)
+		go func(id uint64) {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				k := [][]byte{[]byte("k" + strconvI(i%50)), []byte("j" + strconvI(i%7))}
+				switch i % 97 {
+				case 0:
+					w.t.Disable(id)
+				case 1:
+					w.t.Enable(id, w.conns[id], Options{BCast: id%2 == 0, Prefixes: nil, NoLoop: id%3 == 0})
+				case 2:
+					w.t.Flushed()
+				case 3:
+					w.t.SetMaxKeys(int64(i % 30))
+				}
+				w.t.Begin(id, k)
+				w.t.KeyChanged(k[i%2], uint64(i%9), i%5 == 0)
+				w.t.End(id, k)
+				w.t.BatchEnd()
+				w.t.Info(id)
+			}
+		}(uint64(g))
+	}
+	wg.Wait()
+	var keys, items int64
+	for i := range w.t.stripes {
+		for _, refs := range w.t.stripes[i].keys {
+			keys++
+			items += int64(len(refs))
+		}
+	}
+	if st := w.t.Stats(); st.Keys != keys || st.Items != items {
+		t.Errorf("stats %+v, stripes hold %d keys and %d items", st, keys, items)
+	}
+}
+
+func strconvI(i int) string { return fmt.Sprint(i) }
+
+// BenchmarkWriteUntrackedKey is the cost a write pays while other keys
+// are tracked, from every core at once.
+func BenchmarkWriteUntrackedKey(b *testing.B) {
+	w := newWorld(1)
+	w.t.Enable(1, w.conns[1], Options{})
+	w.read(1, "tracked")
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		key := []byte("some:untracked:key:" + strconvI(int(next.Add(1))))
+		for pb.Next() {
+			w.t.KeyChanged(key, 2, false)
+		}
+	})
 }
