@@ -13,7 +13,8 @@
 //
 // The front-end owns its protocol and nothing both protocols use: New is
 // given the shared services (package services: the engine, the pub/sub
-// hub, scripting, persistence, the configuration) by the composition root
+// hub, scripting, persistence, the client-side caching table, the
+// configuration) by the composition root
 // (package node), and its tests build the same services.
 //
 // Files:
@@ -24,6 +25,9 @@
 //   - writer.go: Writer: RESP2/RESP3 reply encoding.
 //   - errors.go: every error text the front-end sends, as named constants,
 //     and the helpers that format redis's arity and unknown-command errors.
+//   - tracking_client.go: client-side caching on this side (CLIENT
+//     TRACKING and friends, the keys reads register, where invalidation
+//     messages go among the replies).
 //   - cmd_*.go: the command table, one file per command family
 //     (cmd_string.go, cmd_keys.go, cmd_hash.go…), each with its tests.
 package resp
