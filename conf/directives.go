@@ -358,8 +358,8 @@ var table = [numDirectives]directive{
 	// Observability.
 	dNotifyKeyspaceEvents:    {name: "notify-keyspace-events", kind: kindSpecial, flags: mutable, def: "", set: setNotify, get: getNotify},
 	dBusyReplyThreshold:      {name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, flags: mutable, def: "5000", min: 0, max: longMax},
-	dSlowlogLogSlowerThan:    {name: "slowlog-log-slower-than", kind: kindInt, flags: mutable, def: "10000", min: -1, max: longMax, inert: inertSlowlog},
-	dSlowlogMaxLen:           {name: "slowlog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax, inert: inertSlowlog},
+	dSlowlogLogSlowerThan:    {name: "slowlog-log-slower-than", kind: kindInt, flags: mutable, def: "10000", min: -1, max: longMax},
+	dSlowlogMaxLen:           {name: "slowlog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax},
 	dACLLogMaxLen:            {name: "acllog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax}, // acl.go
 	dACLPubsubDefault:        {name: "acl-pubsub-default", kind: kindEnum, flags: mutable, def: "resetchannels", enum: aclPubsubNames},
 	dLatencyTracking:         {name: "latency-tracking", kind: kindBool, flags: mutable, def: "yes", inert: inertLatencyTracking},

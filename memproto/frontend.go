@@ -11,6 +11,7 @@ import (
 	"github.com/tandemkv/tandem/internal/protect"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
+	"github.com/tandemkv/tandem/slowlog"
 	"github.com/tandemkv/tandem/snapshot"
 	"github.com/tandemkv/tandem/users"
 )
@@ -39,6 +40,7 @@ type Frontend struct {
 	clock    engine.Clock
 	persist  *snapshot.Manager // WritesRefused after a failed BGSAVE (misconf.go)
 	users    *users.Store      // who may log in (auth.go)
+	slow     *slowlog.Log      // the shared slow log (slowlog.go)
 
 	startMs   int64 // engine clock when the front-end was made
 	stats     counters
@@ -70,6 +72,7 @@ func New(o Options) *Frontend {
 		clock:    o.Services.Engine.Clock(),
 		persist:  o.Services.Persist,
 		users:    o.Services.Users,
+		slow:     o.Services.Slowlog,
 		commands: commands,
 	}
 	if f.shutdown == nil {

@@ -186,6 +186,7 @@ func (s *session) Closed() {
 
 // exec runs one parsed request.
 func (s *session) exec(r *Request) {
+	defer s.slowlogRecord(r, slowlogStart()) // SLOWLOG (slowlog.go)
 	flushes := false
 	if r.Err != "" {
 		s.refuse(r)

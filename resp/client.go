@@ -235,7 +235,7 @@ func (c *Client) exec(args [][]byte) {
 	cmd.Run(c, args)
 	c.trackingAfterRun(tracked)
 	c.events.Flush() // keyspace events for after the command's own (notify.go)
-	c.countRun(cmd, start, c.w.Buf[before:])
+	c.countRun(cmd, args, start, c.w.Buf[before:])
 }
 
 // execReply runs one command under CLIENT REPLY's rules (the reply is

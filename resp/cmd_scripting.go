@@ -315,7 +315,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	// and on the script client's own after a SELECT.
 	h.caller.events.Flush()
 	c.events.Flush()
-	c.countRun(cmd, start, c.w.Buf)
+	c.countRun(cmd, nil, start, c.w.Buf)
 	return c.w.Buf, ""
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
+	"github.com/tandemkv/tandem/slowlog"
 	"github.com/tandemkv/tandem/snapshot"
 	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
@@ -91,6 +92,8 @@ type Frontend struct {
 
 	tracking *tracking.Table // client-side caching (tracking_client.go)
 
+	slow *slowlog.Log // SLOWLOG (cmd_slowlog.go), shared with the memcached port
+
 	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
 }
 
@@ -109,7 +112,7 @@ func New(o Options) *Frontend {
 	svc := o.Services
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
 		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users,
-		tracking: svc.Tracking}
+		tracking: svc.Tracking, slow: svc.Slowlog}
 	f.tracking.SetLookup(f.lookupTrackingConn) // REDIRECT targets are Redis connections
 	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
 	if err != nil {

@@ -81,12 +81,18 @@ var statEpoch = time.Now()
 func statNow() time.Duration { return time.Since(statEpoch) }
 
 // countRun counts a command that ran from start with reply (from its
-// first byte) in its statistics and in INFO's total of commands.
-func (c *Client) countRun(cmd *Command, start time.Duration, reply []byte) {
+// first byte) in its statistics and in INFO's total of commands, and
+// logs it in the slow log (cmd_slowlog.go) unless args is nil (a
+// script's command) or it blocked.
+func (c *Client) countRun(cmd *Command, args [][]byte, start time.Duration, reply []byte) {
 	st := &cmd.stats[c.stripe]
 	st.calls.Add(1)
 	c.fe.stats.commands.add(c.stripe, 1) // as Redis: executed commands only, counted after they ran
-	st.usec.Add((statNow() - start).Microseconds())
+	usec := (statNow() - start).Microseconds()
+	st.usec.Add(usec)
+	if args != nil && c.blk == nil {
+		c.slowlogRecord(cmd, args, usec)
+	}
 	if len(reply) > 0 && reply[0] == '-' {
 		st.failed.Add(1)
 	}

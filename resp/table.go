@@ -22,5 +22,6 @@ func commandFamilies() [][]*Command {
 		pubsubCommands(),
 		scriptingCommands(),
 		aclCommands(),
+		slowlogCommands(),
 	}
 }

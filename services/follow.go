@@ -5,6 +5,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/slowlog"
 	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
 )
@@ -118,4 +119,13 @@ func eventChannel(prefix string, db int, suffix []byte) []byte {
 	ch = strconv.AppendInt(ch, int64(db), 10)
 	ch = append(ch, "__:"...)
 	return append(ch, suffix...)
+}
+
+// followSlowlog makes the slow log follow slowlog-log-slower-than and
+// slowlog-max-len.
+func followSlowlog(l *slowlog.Log, cfg *conf.Config) {
+	l.SetThreshold(cfg.SlowlogLogSlowerThan())
+	l.SetMaxLen(int64(cfg.SlowlogMaxLen()))
+	cfg.OnChange("slowlog-log-slower-than", func(c *conf.Config) { l.SetThreshold(c.SlowlogLogSlowerThan()) })
+	cfg.OnChange("slowlog-max-len", func(c *conf.Config) { l.SetMaxLen(int64(c.SlowlogMaxLen())) })
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
+	"github.com/tandemkv/tandem/slowlog"
 	"github.com/tandemkv/tandem/snapshot"
 	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
@@ -55,6 +56,8 @@ type Services struct {
 	// engine's change hook, so writes of both protocols, expiry and
 	// eviction invalidate the keys Redis clients cache.
 	Tracking *tracking.Table
+	// Slowlog is the slow log both ports record into (SLOWLOG).
+	Slowlog *slowlog.Log
 }
 
 // New builds the services and starts following the configuration.
@@ -85,6 +88,8 @@ func New(o Options) *Services {
 	s.Tracking = tracking.New(s.Config.TrackingTableMaxKeys())
 	s.Engine.SetChangeHook(s.Tracking)
 	followTracking(s.Tracking, s.Config)
+	s.Slowlog = slowlog.New()
+	followSlowlog(s.Slowlog, s.Config)
 	return s
 }
 

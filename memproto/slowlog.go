@@ -1,0 +1,33 @@
+package memproto
+
+import (
+	"time"
+)
+
+// The memcached requests slower than slowlog-log-slower-than go into the
+// process's one slow log (services.Slowlog), which SLOWLOG GET on the
+// Redis port reads: the command as "mc:<name>" followed by the request
+// line's other tokens (a retrieval's every key), as MONITOR shows them;
+// the data block is not logged. session.exec calls slowlogRecord.
+
+// slowlogRecord logs r, which began at start, if it ran and was slow.
+func (s *session) slowlogRecord(r *Request, start time.Time) {
+	if r.Err != "" || r.Cmd == nil {
+		return
+	}
+	usec := time.Since(start).Microseconds()
+	if !s.fe.slow.Slower(usec) {
+		return
+	}
+	rest := r.Args()
+	if len(r.Keys) > len(rest) {
+		rest = r.Keys
+	}
+	args := make([][]byte, 0, 1+len(rest))
+	args = append(args, []byte("mc:"+r.Cmd.name))
+	args = append(args, rest...)
+	s.fe.slow.Add(args, usec, s.peer.RemoteAddr(), "")
+}
+
+// slowlogStart is when a request begins, for slowlogRecord.
+func slowlogStart() time.Time { return time.Now() }
