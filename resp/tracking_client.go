@@ -43,7 +43,8 @@ import (
 //     after EXEC's whole reply), and whatever arrived while it ran, which
 //     must not come before a reply computed from the old value;
 //   - at the end of the batch: what arrived meanwhile, and the broadcasts
-//     the batch's writes caused.
+//     the batch's writes caused (for a client parked on a long script,
+//     after the script's reply).
 //
 // CLIENT REPLY OFF does not drop them, as Redis's pushes bypass it.
 
@@ -196,7 +197,9 @@ func (c *Client) trackingServeBegin(out []byte) []byte {
 }
 
 // trackingServeEnd ends a batch: what arrived meanwhile follows its
-// replies, and deliveries wake the loop again.
+// replies, and deliveries wake the loop again. A client parked alone
+// gets its messages after that command's reply; one blocked on keys gets
+// them at once, as in Redis.
 func (c *Client) trackingServeEnd(out []byte) []byte {
 	b := c.trk.box.Load()
 	if b == nil {
@@ -204,12 +207,20 @@ func (c *Client) trackingServeEnd(out []byte) []byte {
 	}
 	n := len(out)
 	b.mu.Lock()
-	out = b.takeInto(out)
+	if !c.parkedAlone() {
+		out = b.takeInto(out)
+	}
 	b.busy = false
 	b.mu.Unlock()
 	c.fe.stats.netOutput.add(c.stripe, int64(len(out)-n))
 	return out
 }
+
+// parkedAlone reports whether the client waits on a command Redis would
+// run to its end before anything else (a script past the busy threshold,
+// MIGRATE: parked with no engine waiter), whose invalidations must follow
+// its reply.
+func (c *Client) parkedAlone() bool { return c.blk != nil && c.blk.w == nil }
 
 // trackingFlushBox appends what the box holds to the reply buffer.
 func (c *Client) trackingFlushBox() {
@@ -290,7 +301,9 @@ func (c *Client) trackingMark(mark int) int {
 // command (or transaction) and any CLIENT subcommand, even one refused,
 // as in Redis.
 func (c *Client) trackingAfterCommand(args [][]byte) {
-	c.trackingFlushBox()
+	if !c.parkedAlone() {
+		c.trackingFlushBox()
+	}
 	if c.trk.caching && c.tx == nil && !c.isClientSubcommand(args) {
 		c.trk.caching = false
 	}

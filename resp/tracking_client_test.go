@@ -1,10 +1,13 @@
 package resp
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/engine"
 )
 
 const invalidateK = ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"
@@ -108,5 +111,41 @@ func TestTrackingRedirectTargetOverItsOutputLimit(t *testing.T) {
 	}
 	if !sub.peer.Closed.Load() {
 		t.Fatal("a redirect target that never reads was not closed at its pubsub output limit")
+	}
+}
+
+// TestTrackingLongScriptsOwnWriteAfterItsReply: a script past
+// busy-reply-threshold parks its client; the invalidation of a key it
+// wrote waits for the script's reply, as Redis sends it after the
+// command.
+func TestTrackingLongScriptsOwnWriteAfterItsReply(t *testing.T) {
+	env := newTestEnv(t)
+	if err := env.cfg.Set([2]string{"busy-reply-threshold", "10"}); err != nil {
+		t.Fatal(err)
+	}
+	a := trackingClient(t, env)
+	a.do("GET", "k")
+	body := "redis.call('set','k','x') local n = 0 while n < 1 do n = tonumber(redis.call('get','stop') or '0') end return n"
+	done := make(chan string)
+	go func() { done <- a.do("EVAL", body, "0") }()
+	for !env.eng.Gate().Busy() {
+		runtime.Gosched()
+	}
+	if got := <-done; got != "" {
+		t.Fatalf("the script answered before it parked: %q", got)
+	}
+	if got := a.raw(""); got != "" {
+		t.Errorf("while the script runs: %q", got)
+	}
+	if _, err := env.eng.DB(0).Set([]byte("stop"), []byte("1"), engine.SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for got == "" {
+		got = a.raw("")
+		runtime.Gosched()
+	}
+	if got != ":1\r\n"+invalidateK {
+		t.Errorf("after the script: %q", got)
 	}
 }
