@@ -555,6 +555,20 @@ func trackingScenarios() []trkScenario {
 			{conn: 1, args: trkFields("PING"), norm: anyTagKey}, // a random one
 			{conn: 1, args: trkFields("EXEC")}, tInfo(),
 		}})
+	add(trkScenario{name: "client reply off", protos: []int{3, 2}, steps: []trkStep{
+		tDo(0, "CLIENT TRACKING on"), tDo(1, "SET foo bar"), tDo(0, "GET foo"), tSend(0, "CLIENT REPLY OFF"),
+		tDo(1, "SET foo bar2"), tSend(0, "GET foo"), tPause(50 * time.Millisecond), tDo(1, "SET foo bar3"), tDo(0, "CLIENT REPLY ON"), tSync(0),
+	}})
+	add(trkScenario{name: "protocol switches", protos: []int{2, 2}, steps: []trkStep{
+		tDo(0, "CLIENT TRACKING on"), tDo(0, "GET k"), tIDs(0, "HELLO 3"), tDo(1, "SET k 1"), tSync(0),
+		tDo(0, "GET k"), tIDs(0, "HELLO 2"), tDo(1, "SET k 2"), tSync(0), tDo(0, "GET k"), tIDs(0, "HELLO 3"), tSync(0),
+		tDo(1, "FLUSHALL"), tSync(0), tDo(0, "RESET"), tDo(1, "SET k 3"), tSync(0), tDo(0, "CLIENT TRACKINGINFO"),
+	}})
+	add(trkScenario{name: "broken redirect with client reply off", protos: []int{3, 2, 2}, steps: []trkStep{
+		tDo(1, "SUBSCRIBE __redis__:invalidate"), tDo(0, "CLIENT TRACKING on REDIRECT $id1"), tDo(0, "GET foo"),
+		tSend(0, "CLIENT REPLY OFF"), tClose(1), tDo(2, "SET foo bar2"), {conn: 0, args: trkFields("CLIENT REPLY ON"), ids: true},
+		tDo(0, "PING"),
+	}})
 	add(trkScenario{name: "unblocked blmove", protos: []int{3, 2}, steps: []trkStep{
 		tDo(1, "RPUSH list2 a"), tDo(0, "CLIENT TRACKING on"), tDo(0, "LRANGE list2 0 -1"),
 		tSend(0, "BLMOVE list1 list2 LEFT LEFT 0"),
