@@ -76,7 +76,7 @@ type Table struct {
 	prefixes map[string]*bcastState
 	clients  map[uint64]*client // connections with tracking on
 	lookup   func(id uint64) Conn
-	maxKeys  int64 // 0: no bound
+	maxKeys  atomic.Int64 // 0: no bound
 
 	// pending: some prefix has changed keys to broadcast.
 	pending atomic.Bool
@@ -101,9 +101,9 @@ func New(maxKeys int64) *Table {
 		seed:     maphash.MakeSeed(),
 		prefixes: map[string]*bcastState{},
 		clients:  map[uint64]*client{},
-		maxKeys:  maxKeys,
 		lookup:   func(uint64) Conn { return nil },
 	}
+	t.maxKeys.Store(maxKeys)
 	for i := range t.stripes {
 		t.stripes[i].keys = map[string][]ref{}
 	}
@@ -356,19 +356,15 @@ func (t *Table) BatchEnd() {
 // SetMaxKeys changes tracking-table-max-keys (0: no bound); a lower bound
 // applies at once.
 func (t *Table) SetMaxKeys(n int64) {
-	t.mu.Lock()
-	t.maxKeys = n
-	t.mu.Unlock()
+	t.maxKeys.Store(n)
 	t.limit()
 }
 
 // limit invalidates random keys, as if modified by no connection, until
 // the table holds at most maxKeys (Redis's trackingLimitUsedSlots).
 func (t *Table) limit() {
-	t.mu.Lock()
-	max := t.maxKeys
-	t.mu.Unlock()
-	if max <= 0 {
+	max := t.maxKeys.Load()
+	if max <= 0 || t.nKeys.Load() <= max {
 		return
 	}
 	for i := rand.IntN(keyStripes); t.nKeys.Load() > max; i = (i + 1) % keyStripes {
