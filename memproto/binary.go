@@ -183,6 +183,9 @@ func (s *session) serveBinary(in []byte) (int, bool) {
 		if !ok {
 			break // the value is still arriving
 		}
+		if r.op != nil && s.paused(r.op.cmd, &s.req) {
+			break // CLIENT PAUSE: served once it ends (pause.go)
+		}
 		parsed = true
 		s.execBinary(r)
 		pos += n + m

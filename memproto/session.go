@@ -62,6 +62,10 @@ type session struct {
 	// loginNeed is the length of the login's data block once its line is
 	// read (auth.go).
 	loginNeed int
+
+	// pauseParked: CLIENT PAUSE holds back a request and the session's
+	// wake-up is parked (pause.go).
+	pauseParked atomic.Bool
 }
 
 // Serve implements server.Session: it runs every complete request in in,
@@ -152,6 +156,9 @@ func (s *session) serveText(in []byte) (int, bool) {
 			s.closing = true
 			pos = len(in)
 			break
+		}
+		if s.req.Err == "" && s.paused(s.req.Cmd, &s.req) {
+			break // CLIENT PAUSE: served once it ends (pause.go)
 		}
 		parsed = true
 		s.exec(&s.req)

@@ -48,6 +48,7 @@ const (
 	notBlocked int32 = iota
 	blockedForever
 	blockedWithTimeout
+	blockedPaused // a CLIENT PAUSE holds back its command (cmd_pause.go)
 )
 
 // maxTimerWait bounds one timer; a longer timeout re-arms when it fires.
@@ -80,6 +81,7 @@ func (c *Client) block(w *engine.Waiter, timeoutMs int64, resume func() bool, ti
 		// Past int64 Redis's absolute timeout overflows and never fires.
 	}
 	c.blk = b
+	c.blockGen.Add(1) // a CLIENT UNBLOCK for an earlier command is void (cmd_pause.go)
 	if b.deadline != 0 {
 		c.blocked.Store(blockedWithTimeout)
 	} else {
@@ -143,6 +145,9 @@ func (c *Client) resumeBlocked() bool {
 	b := c.blk
 	mark := len(c.w.Buf)
 	done := b.resume()
+	if !done && c.unblockReq.Load() != nil {
+		done = c.takeUnblock(b) // CLIENT UNBLOCK (cmd_pause.go)
+	}
 	if !done && b.deadline != 0 && c.nowMs() > b.deadline {
 		if b.w.Cancel() {
 			b.timedOut()
@@ -194,7 +199,7 @@ func (c *Client) abortBlocked() {
 func (f *Frontend) blockedClients() (blocked, withTimeout int) {
 	f.clients.Range(func(_, v any) bool {
 		switch v.(*Client).blocked.Load() {
-		case blockedForever:
+		case blockedForever, blockedPaused:
 			blocked++
 		case blockedWithTimeout:
 			blocked++

@@ -55,6 +55,15 @@ type Client struct {
 	// loop-local; blocked mirrors it for INFO and the idle sweep.
 	blk     *blockState
 	blocked atomic.Int32
+	// blockGen counts the client's blocking commands; unblockReq is a
+	// CLIENT UNBLOCK for the one of that count (cmd_pause.go).
+	blockGen   atomic.Uint64
+	unblockReq atomic.Pointer[unblockRequest]
+	// postponed: a CLIENT PAUSE holds back the command exec was given,
+	// which Serve leaves unconsumed (cmd_pause.go), loop-local;
+	// pauseParked: the pause's wake-up for this client is parked.
+	postponed   bool
+	pauseParked atomic.Bool
 
 	// outsideGate: this Serve runs while a busy script holds the keyspace,
 	// so only allow-busy commands run (busy.go). inExclusive: the client
@@ -129,6 +138,9 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 	if c.blk != nil && !c.resumeBlocked() {
 		return 0, c.w.Buf, false // still blocked: later commands wait
 	}
+	if c.blocked.Load() == blockedPaused { // a pause held it back: its command is tried again
+		c.blocked.Store(notBlocked)
+	}
 	consumed := 0
 	limitAt := c.outputLimitAt(len(out)) // one comparison per command (outputlimit.go)
 	for consumed < len(in) && !c.closeAfter && c.blk == nil {
@@ -149,6 +161,11 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 		}
 		if len(args) > 0 {
 			c.execReply(args)
+			if c.postponed { // CLIENT PAUSE: it runs when the pause ends (cmd_pause.go)
+				c.postponed = false
+				consumed -= n
+				break
+			}
 			if len(c.w.Buf) > limitAt && c.overOutputLimit(&limitAt, consumed < len(in)) {
 				break // closed past the limit, or yields (outputlimit.go)
 			}
@@ -224,6 +241,9 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, fe.busyError())
 		return
 	}
+	if c.pausedFor(cmd, args) { // CLIENT PAUSE (cmd_pause.go)
+		return
+	}
 	if c.tx != nil && cmd.Internal&RunsInMulti == 0 {
 		c.queue(cmd, args)
 		return
@@ -244,6 +264,9 @@ func (c *Client) exec(args [][]byte) {
 func (c *Client) execReply(args [][]byte) {
 	mark := len(c.w.Buf)
 	c.exec(args)
+	if c.postponed {
+		return // not run: nothing to count or drop (cmd_pause.go)
+	}
 	mark = c.trackingMark(mark) // invalidations placed before the reply
 	if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
 		c.fe.countError(errorCode(c.w.Buf[mark+1:]))

@@ -14,7 +14,7 @@ func hllCommands() []*Command {
 	acl := []string{"@hyperloglog"}
 	return []*Command{
 		{Name: "pfadd", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWInsert}, Group: g, ACL: acl, Since: "2.8.9", Summary: "Adds the specified elements to the specified HyperLogLog.", Run: cmdPFAdd},
-		{Name: "pfcount", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: -1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWAccess}, Group: g, ACL: acl, Since: "2.8.9", Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Run: cmdPFCount},
+		{Name: "pfcount", Arity: -2, Flags: FlagReadonly | FlagMayReplicate, FirstKey: 1, LastKey: -1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWAccess}, Group: g, ACL: acl, Since: "2.8.9", Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Run: cmdPFCount},
 		{Name: "pfmerge", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWAccessIns, ksROAccess}, Group: g, ACL: acl, Since: "2.8.9", Summary: "Merge N different HyperLogLogs into a single one.", Run: cmdPFMerge},
 	}
 }

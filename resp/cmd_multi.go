@@ -32,6 +32,9 @@ type txState struct {
 	queue   [][][]byte // copies of the queued commands' arguments
 	aborted bool       // a queued command was refused: EXEC answers EXECABORT
 	denyOOM bool       // a queued command is denyoom: EXEC is, too
+	// mayReplicate: a queued command may write, so CLIENT PAUSE WRITE
+	// holds EXEC back (cmd_pause.go).
+	mayReplicate bool
 }
 
 // watchedKey is one WATCH.
@@ -46,6 +49,9 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 	tx := c.tx
 	if cmd.Flags&FlagDenyOOM != 0 {
 		tx.denyOOM = true
+	}
+	if !tx.mayReplicate && c.mayReplicate(cmd, args) {
+		tx.mayReplicate = true
 	}
 	if !tx.aborted {
 		tx.queue = append(tx.queue, copyArgs(args))

@@ -24,8 +24,8 @@ func pubsubCommands() []*Command {
 		{Name: "punsubscribe", Arity: -1, Flags: sub, Internal: AllowedSubscribed, Group: "pubsub", Since: "2.0.0", Summary: "Stop listening for messages posted to channels matching the given patterns", Run: cmdPUnsubscribe},
 		{Name: "ssubscribe", Arity: -2, Flags: sub, Internal: AllowedSubscribed, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "pubsub", Since: "7.0.0", Summary: "Listen for messages published to the given shard channels", Run: cmdSSubscribe},
 		{Name: "sunsubscribe", Arity: -1, Flags: sub, Internal: AllowedSubscribed, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "pubsub", Since: "7.0.0", Summary: "Stop listening for messages posted to the given shard channels", Run: cmdSUnsubscribe},
-		{Name: "publish", Arity: 3, Flags: pub, Group: "pubsub", Since: "2.0.0", Summary: "Post a message to a channel", Run: cmdPublish},
-		{Name: "spublish", Arity: 3, Flags: pub, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "pubsub", Since: "7.0.0", Summary: "Post a message to a shard channel", Run: cmdSPublish},
+		{Name: "publish", Arity: 3, Flags: pub | FlagMayReplicate, Group: "pubsub", Since: "2.0.0", Summary: "Post a message to a channel", Run: cmdPublish},
+		{Name: "spublish", Arity: 3, Flags: pub | FlagMayReplicate, FirstKey: 1, LastKey: 1, KeyStep: 1, Group: "pubsub", Since: "7.0.0", Summary: "Post a message to a shard channel", Run: cmdSPublish},
 		{Name: "pubsub", Arity: -2, Group: "pubsub", Since: "2.8.0", Summary: "A container for Pub/Sub commands", Subcommands: []*Command{
 			{Name: "pubsub|numsub", Arity: -2, Flags: intr, Group: "pubsub", Since: "2.8.0", Summary: "Get the count of subscribers for channels", Run: cmdPubSubNumSub},
 			{Name: "pubsub|numpat", Arity: 2, Flags: intr, Group: "pubsub", Since: "2.8.0", Summary: "Get the count of unique patterns pattern subscriptions", Run: cmdPubSubNumPat},

@@ -35,7 +35,9 @@ const (
 )
 
 // flagOrder lists the flags in the order Redis's COMMAND INFO prints them,
-// with their names.
+// with their names. may_replicate is not among them: Redis 7.0 hides it
+// "on purpose" (addReplyCommandFlags), though it acts on it (CLIENT PAUSE
+// WRITE, read-only scripts).
 var flagOrder = []struct {
 	f    Flag
 	name string
@@ -43,7 +45,7 @@ var flagOrder = []struct {
 	{FlagWrite, "write"}, {FlagReadonly, "readonly"}, {FlagDenyOOM, "denyoom"}, {FlagAdmin, "admin"},
 	{FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"}, {FlagBlocking, "blocking"}, {FlagLoading, "loading"},
 	{FlagStale, "stale"}, {FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"}, {FlagAsking, "asking"},
-	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagMayReplicate, "may_replicate"},
+	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"},
 	{FlagNoMandatoryKeys, "no_mandatory_keys"}, {FlagNoAsyncLoading, "no_async_loading"},
 	{FlagNoMulti, "no_multi"}, {FlagAllowBusy, "allow_busy"},
 }

@@ -18,15 +18,27 @@ import "github.com/tandemkv/tandem/scripting"
 
 // scriptMayWrite reports whether args, a call of cmd, runs a script that
 // declared it may write: what Redis's evalGetCommandFlags and
-// fcallGetCommandFlags add CMD_WRITE for. An unknown script or function,
-// and a shebang that does not parse, add nothing (the command then fails
-// on its own). It looks only while writes are refused, so that EVAL does
-// not hash its script twice when they are not.
+// fcallGetCommandFlags add CMD_WRITE for. It looks only while writes are
+// refused, so that EVAL does not hash its script twice when they are not.
 func scriptMayWrite(fe *Frontend, cmd *Command, args [][]byte) bool {
-	if cmd.Group != "scripting" || len(args) < 2 || !fe.persist.WritesRefused() {
+	if !fe.persist.WritesRefused() {
 		return false
 	}
-	var flags scripting.Flags
+	flags, declared := declaredScriptFlags(fe, cmd, args)
+	return declared && flags&scripting.FlagNoWrites == 0
+}
+
+// declaredScriptFlags returns the flags of the script args, a call of cmd,
+// would run, when it declared them (a shebang, or a function): Redis's
+// getCommandFlags then puts them in place of the command's own
+// (scriptFlagsToCmdFlags). declared is false for a command that runs no
+// script, an unknown script or function, a shebang that does not parse
+// (the command then fails on its own) and a script without a shebang
+// (EVAL compatibility mode): the command's flags stand.
+func declaredScriptFlags(fe *Frontend, cmd *Command, args [][]byte) (flags scripting.Flags, declared bool) {
+	if cmd.Group != "scripting" || len(args) < 2 {
+		return 0, false
+	}
 	eng := fe.scripts()
 	switch cmd.Name {
 	case "eval", "eval_ro":
@@ -35,23 +47,23 @@ func scriptMayWrite(fe *Frontend, cmd *Command, args [][]byte) bool {
 		} else {
 			var msg string
 			if flags, _, msg = scripting.ShebangFlags(string(args[1])); msg != "" {
-				return false
+				return 0, false
 			}
 		}
 	case "evalsha", "evalsha_ro":
 		s := eng.Cache.Get(string(args[1]))
 		if len(args[1]) != 40 || s == nil {
-			return false
+			return 0, false
 		}
 		flags = s.Flags
 	case "fcall", "fcall_ro":
 		f := eng.Functions.Get(string(args[1]))
 		if f == nil {
-			return false
+			return 0, false
 		}
 		flags = f.Flags
 	default:
-		return false
+		return 0, false
 	}
-	return flags&(scripting.FlagEvalCompat|scripting.FlagNoWrites) == 0
+	return flags, flags&scripting.FlagEvalCompat == 0
 }

@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -207,4 +209,205 @@ var lolwutCases = []redisCase{
 	{name: "lolwut in multi and scripts", cmds: cmds(mbs("MULTI", "LOLWUT", "LOLWUT VERSION 5 1 1 1", "EXEC"),
 		cmd("EVAL", "return redis.call('lolwut')", "0"), cmd("EVAL", "return redis.call('lolwut','version','5','4','1','1')", "0"))},
 	{name: "lolwut command info", cmds: mbs("COMMAND INFO lolwut")},
+}
+
+func TestRedisClientPause(t *testing.T) { runRedisCases(t, pauseCases) }
+
+// On one connection a pause only delays: the replies are compared.
+var pauseCases = []redisCase{
+	{name: "client pause arguments", cmds: mbs("CLIENT PAUSE", "CLIENT PAUSE x", "CLIENT PAUSE 1.5", "CLIENT PAUSE -1", "CLIENT PAUSE 10 foo",
+		"CLIENT PAUSE x foo", "CLIENT PAUSE -1 foo", "CLIENT PAUSE 10 WRITE x", "client pause 0", "CLIENT PAUSE 0 write",
+		"CLIENT PAUSE 9223372036854775807", "CLIENT PAUSE 99999999999999999999", "SET k v", "CLIENT UNPAUSE", "CLIENT UNPAUSE x")},
+	{name: "client pause delays", noSplit: true, cmds: mbs("CLIENT PAUSE 60 WRITE", "GET k", "SET k v", "GET k", "CLIENT PAUSE 60", "PING",
+		"CLIENT PAUSE 60 all", "MULTI", "SET k w", "EXEC", "CLIENT UNPAUSE")},
+	// Redis keeps the dataset still during a pause: an expired key reads
+	// as missing but stays until the pause is over. (Not RANDOMKEY: with
+	// only expired keys left, redis-server 7.0 loops forever in it during
+	// a pause.)
+	{name: "client pause keeps expired keys", noSplit: true, cmds: cmds(mbs("DEBUG SET-ACTIVE-EXPIRE 0", "SET k v PX 20", "SET j v PX 20"),
+		pause(60*time.Millisecond), mbs("CLIENT PAUSE 100000 WRITE", "GET k", "EXISTS k j", "DBSIZE", "SCAN 0", "DBSIZE",
+			"CLIENT UNPAUSE", "DBSIZE", "GET k", "DBSIZE", "DEBUG SET-ACTIVE-EXPIRE 1"))},
+	{name: "client unblock arguments", cmds: mbs("CLIENT UNBLOCK", "CLIENT UNBLOCK x", "CLIENT UNBLOCK 1 foo", "CLIENT UNBLOCK x foo",
+		"CLIENT UNBLOCK 999999", "CLIENT UNBLOCK -5 error", "CLIENT UNBLOCK 0 TIMEOUT", "CLIENT UNBLOCK 1 TIMEOUT x")},
+	{name: "client pause in multi and scripts", cmds: cmds(mbs("MULTI", "CLIENT PAUSE 10", "CLIENT UNPAUSE", "EXEC"),
+		cmd("EVAL", "return redis.pcall('client','pause','10')", "0"), cmd("EVAL", "return redis.pcall('client','unblock','1')", "0"))},
+	{name: "client pause command info", cmds: mbs("COMMAND INFO client|pause client|unpause client|unblock")},
+	// may_replicate: Redis's COMMAND INFO hides it, its read-only scripts
+	// refuse the commands that have it.
+	{name: "may-replicate commands", cmds: cmds(mbs("COMMAND INFO publish spublish pfcount eval evalsha fcall"),
+		cmd("EVAL_RO", "return redis.pcall('publish','ch','m')", "0"), cmd("EVAL_RO", "return redis.pcall('pfcount','h')", "0"),
+		cmd("EVAL", "#!lua flags=no-writes\nreturn redis.pcall('publish','ch','m')", "0"),
+		cmd("EVAL", "#!lua flags=no-writes\nreturn redis.pcall('pfcount','h')", "0")), loose: at(0, commandInfoNoKeySpecs)},
+}
+
+// pauseScenarios are played like the blocking ones (blocking_test.go): a
+// paused client counts as blocked in both servers, so bBlocked orders the
+// steps. Under PAUSE ALL, INFO waits too: those scenarios pause instead.
+var pauseScenarios = []blockScenario{
+	{name: "pause write holds writes", conns: 4, steps: []blockStep{
+		bDo(1, "CLIENT PAUSE 100000 WRITE"), bDo(2, "GET k"), bSend(2, "SET k v"), bBlocked(1), bDo(3, "GET k"), bDo(3, "DBSIZE"),
+		bDo(1, "CLIENT UNPAUSE"), bRead(2), bDo(3, "GET k"), bBlocked(0),
+	}},
+	{name: "pause write pipeline", conns: 3, steps: []blockStep{
+		bDo(1, "CLIENT PAUSE 100000 WRITE"), bSendRaw(2, cmd("GET", "k")+cmd("INCR", "k")+cmd("GET", "k")), bBlocked(1), bRead(2),
+		bDo(1, "CLIENT UNPAUSE"), bRead(2), bRead(2),
+	}},
+	{name: "pause write multi", conns: 3, steps: []blockStep{
+		bDo(1, "CLIENT PAUSE 100000 WRITE"), bDo(2, "MULTI"), bDo(2, "GET k"), bSend(2, "SET k v"), bBlocked(1),
+		bDo(1, "CLIENT UNPAUSE"), bRead(2), bDo(2, "EXEC"), bDo(1, "MULTI"), bDo(1, "GET k"), bDo(1, "EXEC"),
+	}},
+	{name: "pause write exec of writes", conns: 3, steps: []blockStep{
+		bDo(2, "MULTI"), bDo(2, "SET k v"), bDo(1, "CLIENT PAUSE 100000 WRITE"), bSend(2, "EXEC"), bBlocked(1), bDo(1, "GET k"),
+		bDo(1, "CLIENT UNPAUSE"), bRead(2),
+	}},
+	{name: "pause write scripts and may-replicate", conns: 4, steps: []blockStep{
+		bDo(1, "CLIENT PAUSE 100000 WRITE"), bSendRaw(2, cmd("EVAL", "return 1", "0")), bBlocked(1),
+		bSendRaw(3, cmd("EVAL", "#!lua flags=no-writes\nreturn 2", "0")), bRead(3), bSendRaw(3, cmd("EVAL_RO", "return 3", "0")), bRead(3),
+		bSend(3, "PUBLISH ch m"), bBlocked(2), bSend(1, "PFCOUNT h"), bBlocked(3), bDo(0, "CLIENT UNPAUSE"), bRead(2), bRead(3), bRead(1),
+	}},
+	{name: "pause write blocking command", conns: 3, steps: []blockStep{
+		bDo(1, "CLIENT PAUSE 100000 WRITE"), bSend(2, "BLPOP l 0"), bBlocked(1), bDo(1, "CLIENT UNPAUSE"), bBlocked(1),
+		bDo(1, "RPUSH l a"), bRead(2),
+	}},
+	{name: "pause all holds everything", conns: 4, steps: []blockStep{
+		bDo(1, "CLIENT PAUSE 300 ALL"), bSend(2, "PING"), bSend(3, "CLIENT UNPAUSE"), bSend(1, "GET k"), bRead(2), bRead(3), bRead(1),
+	}},
+	{name: "pause ends by itself", conns: 3, steps: []blockStep{
+		bDo(1, "CLIENT PAUSE 200 WRITE"), bSend(2, "SET k v"), bBlocked(1), bRead(2), bBlocked(0), bDo(1, "GET k"),
+	}},
+}
+
+func TestRedisClientPauseScenarios(t *testing.T) {
+	for _, sc := range pauseScenarios {
+		for _, proto := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%s/resp%d", sc.name, proto), func(t *testing.T) {
+				for _, a := range []string{refRedis, sutRedis} {
+					if err := flushRedis(a); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// A scenario that fails half way must not leave a pause
+				// behind for the cases after it.
+				defer both(func(addr string) error { _, err := controlFor(addr).roundTrip(cmd("CLIENT", "UNPAUSE")); return err }, refRedis, sutRedis)
+				ref, sut := both(func(addr string) []string { return playBlocking(addr, sc, proto) }, refRedis, sutRedis)
+				for i := range ref {
+					if strings.HasPrefix(ref[i], "error: ") {
+						t.Fatalf("step %d on redis-server: %s (the scenario is wrong)", i, ref[i])
+					}
+					if i >= len(sut) || sut[i] != ref[i] {
+						got := "<missing>"
+						if i < len(sut) {
+							got = sut[i]
+						}
+						t.Fatalf("step %d %v (conn %d): differs\n  redis:  %q\n  %s: %q", i, sc.steps[i].args, sc.steps[i].conn, ref[i], sideName(), got)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRedisClientUnblock: CLIENT UNBLOCK of a client blocked on a list
+// and a sorted set, TIMEOUT and ERROR, and of clients not blocked; the
+// ids are each server's, so this plays its own transcript.
+func TestRedisClientUnblock(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
+			for _, a := range []string{refRedis, sutRedis} {
+				if err := flushRedis(a); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ref, sut := both(func(addr string) []string { return playUnblock(t, addr, proto) }, refRedis, sutRedis)
+			for i := range ref {
+				if i >= len(sut) || sut[i] != ref[i] {
+					t.Fatalf("step %d differs:\n  redis:  %q\n  %s: %q", i, ref[i], sideName(), sut[i])
+				}
+			}
+		})
+	}
+}
+
+func playUnblock(t *testing.T, addr string, proto int) []string {
+	admin, b := dialRESP(t, addr), dialRESP(t, addr)
+	if proto == 3 {
+		admin.do("HELLO", "3")
+		b.do("HELLO", "3")
+	}
+	id := b.do("CLIENT", "ID").text
+	var out []string
+	note := func(r reply) { out = append(out, string(r.raw)) }
+	waitBlocked := func(n int) {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+			if strings.Contains(admin.do("INFO", "clients").text, "blocked_clients:"+strconv.Itoa(n)+"\r\n") {
+				return
+			}
+		}
+		out = append(out, "error: blocked_clients never reached "+strconv.Itoa(n))
+	}
+	note(admin.do("CLIENT", "UNBLOCK", id)) // not blocked
+	for _, c := range []struct{ block, reason []string }{
+		{[]string{"BLPOP", "l", "0"}, nil},
+		{[]string{"BLPOP", "l", "100"}, []string{"TIMEOUT"}},
+		{[]string{"BRPOP", "a", "b", "0"}, []string{"error"}},
+		{[]string{"BZPOPMIN", "z", "0"}, []string{"ERROR"}},
+		{[]string{"BLMOVE", "l", "m", "LEFT", "RIGHT", "0"}, nil},
+		{[]string{"BZMPOP", "0", "1", "z", "MIN"}, []string{"TIMEOUT"}},
+		{[]string{"BLMPOP", "0", "1", "l", "LEFT"}, []string{"ERROR"}},
+	} {
+		b.conn.Write([]byte(cmd(c.block...)))
+		waitBlocked(1)
+		note(admin.do(append([]string{"CLIENT", "UNBLOCK", id}, c.reason...)...))
+		rep, err := readReply(b.r)
+		if err != nil {
+			out = append(out, "error: "+err.Error())
+			return out
+		}
+		note(rep)
+		note(b.do("PING"))
+	}
+	note(admin.do("CLIENT", "UNBLOCK", id, "ERROR"))
+	note(admin.do("INFO", "errorstats"))
+	return out
+}
+
+// TestCrossProtoClientPause (Tandem only): a Redis client's CLIENT PAUSE
+// holds back memcached requests too, writes under WRITE and everything
+// under ALL, and CLIENT UNPAUSE lets them through in order.
+func TestCrossProtoClientPause(t *testing.T) {
+	mustNotSelfTest(t)
+	if err := flushRedis(sutRedis); err != nil {
+		t.Fatal(err)
+	}
+	r := dialRESP(t, sutRedis)
+	defer r.do("CLIENT", "UNPAUSE")
+	m := dialMemc(t, sutMemc)
+	m.do("set k 0 0 1\r\na\r\n")
+	// silent reports whether nothing comes back within d.
+	silent := func(d time.Duration) bool {
+		m.conn.SetReadDeadline(time.Now().Add(d))
+		_, err := m.r.Peek(1)
+		return err != nil
+	}
+	r.do("CLIENT", "PAUSE", "100000", "WRITE")
+	if got := m.do("get k\r\n"); got != "VALUE k 0 1\r\na\r\nEND\r\n" {
+		t.Fatalf("get under PAUSE WRITE: %q", got)
+	}
+	m.conn.Write([]byte("set k 0 0 1\r\nb\r\nget k\r\nmn\r\n"))
+	if !silent(200 * time.Millisecond) {
+		t.Fatal("a memcached set was answered during PAUSE WRITE")
+	}
+	if info := r.do("GET", "k"); string(info.raw) != "$1\r\na\r\n" {
+		t.Fatalf("the held-back set ran: %q", info.raw)
+	}
+	r.do("CLIENT", "UNPAUSE")
+	m.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if got, err := readUntilMN(m.r); err != nil || string(got) != "STORED\r\nVALUE k 0 1\r\nb\r\nEND\r\n" {
+		t.Fatalf("after CLIENT UNPAUSE: %q, %v", got, err)
+	}
+	r.do("CLIENT", "PAUSE", "300", "ALL")
+	start := time.Now()
+	if got := m.do("get k\r\n"); got != "VALUE k 0 1\r\nb\r\nEND\r\n" || time.Since(start) < 250*time.Millisecond {
+		t.Fatalf("get under PAUSE ALL: %q after %v", got, time.Since(start))
+	}
 }
