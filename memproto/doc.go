@@ -158,6 +158,7 @@
 // (commands); expiry.go (exptime rules); marks.go (stale/win bits for mg
 // N/R, md I, ms I);
 // versions.go (the binary-key bit); misconf.go (writes refused after a
-// failed BGSAVE);
+// failed BGSAVE); pause.go (requests a Redis client's CLIENT PAUSE holds
+// back);
 // stats.go (counters and the stats groups); errors.go (every wire string).
 package memproto
