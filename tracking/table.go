@@ -55,7 +55,10 @@ type ref struct {
 // changed since the last broadcast with the origin of their last change.
 type bcastState struct {
 	prefix  []byte
-	clients map[uint64]struct{}
+	clients map[uint64]struct{} // under the table's mu
+	// mu guards changed, which writes fill without the table's mu; a
+	// leaf lock.
+	mu      sync.Mutex
 	changed map[string]uint64
 }
 
@@ -65,18 +68,25 @@ type bcastState struct {
 // The keys are spread over stripes, each under its own mutex, so that
 // writes on different cores do not queue at one lock while some key is
 // tracked: a write to a key nobody tracks takes its stripe's lock for one
-// map lookup. Everything else (connections, prefixes, the lookup, the
-// bound) is under mu. Order: a stripe, then mu, then a Conn's own locks;
-// never two stripes, and never a stripe while mu is held.
+// map lookup. Everything else (connections, prefixes, the lookup) is
+// under mu, but for what writes need: the bound and the counts are
+// atomics, the prefixes a list replaced on change, and each prefix's
+// changed keys are under its own leaf lock, so only a write under a BCAST
+// prefix takes one. Order: a stripe, then mu, then a prefix's lock or a
+// Conn's own locks; never two stripes, and never a stripe while mu is
+// held.
 type Table struct {
 	stripes [keyStripes]keyStripe
 	seed    maphash.Seed
 
 	mu       sync.Mutex
 	prefixes map[string]*bcastState
-	clients  map[uint64]*client // connections with tracking on
-	lookup   func(id uint64) Conn
-	maxKeys  atomic.Int64 // 0: no bound
+	// bcast is prefixes as a list writes read without a lock, replaced
+	// whenever a prefix comes or goes.
+	bcast   atomic.Pointer[[]*bcastState]
+	clients map[uint64]*client // connections with tracking on
+	lookup  func(id uint64) Conn
+	maxKeys atomic.Int64 // 0: no bound
 
 	// pending: some prefix has changed keys to broadcast.
 	pending atomic.Bool
@@ -139,6 +149,11 @@ func (t *Table) Stats() Stats {
 
 // syncControl publishes the connection and prefix counts; t.mu is held.
 func (t *Table) syncControl() {
+	list := make([]*bcastState, 0, len(t.prefixes))
+	for _, ps := range t.prefixes {
+		list = append(list, ps)
+	}
+	t.bcast.Store(&list) // before the count that makes writes read it
 	t.nPrefixes.Store(int64(len(t.prefixes)))
 	t.nClients.Store(int64(len(t.clients)))
 }
@@ -198,14 +213,14 @@ func (t *Table) KeyChanged(key []byte, origin uint64, expired bool) {
 		if expired {
 			by = 0
 		}
-		t.mu.Lock()
-		for _, ps := range t.prefixes {
+		for _, ps := range *t.bcast.Load() {
 			if bytes.HasPrefix(key, ps.prefix) {
+				ps.mu.Lock()
 				ps.changed[string(key)] = by
+				ps.mu.Unlock()
 				t.pending.Store(true)
 			}
 		}
-		t.mu.Unlock()
 	}
 	if t.nKeys.Load() == 0 {
 		return
@@ -312,11 +327,17 @@ func (t *Table) BatchEnd() {
 	slices.Sort(names) // Redis walks its prefix table in order
 	for _, p := range names {
 		ps := t.prefixes[p]
-		if len(ps.changed) == 0 {
+		ps.mu.Lock()
+		changed := ps.changed
+		if len(changed) > 0 {
+			ps.changed = map[string]uint64{}
+		}
+		ps.mu.Unlock()
+		if len(changed) == 0 {
 			continue
 		}
-		keys := make([]string, 0, len(ps.changed))
-		for k := range ps.changed {
+		keys := make([]string, 0, len(changed))
+		for k := range changed {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
@@ -338,7 +359,7 @@ func (t *Table) BatchEnd() {
 			if c.noLoop {
 				msg = make([][]byte, 0, len(keys))
 				for i, k := range keys {
-					if ps.changed[k] != id {
+					if changed[k] != id {
 						msg = append(msg, all[i])
 					}
 				}
@@ -348,7 +369,6 @@ func (t *Table) BatchEnd() {
 			}
 			t.sendLocked(c, &Message{Keys: msg})
 		}
-		clear(ps.changed)
 	}
 	t.mu.Unlock()
 }
