@@ -38,7 +38,6 @@ const (
 	inertListSize         = "Tandem's list chunks have a fixed size, Redis's -2 (8 KB)"
 	inertListCompress     = "Tandem does not compress list nodes (see 'compression' for values)"
 	inertLatencyTracking  = "Tandem keeps no per-command latency histograms (INFO latencystats is empty)"
-	inertLatencyMonitor   = "Tandem has no latency monitor"
 	inertShutdownTimeout  = "SHUTDOWN has no replicas to wait for"
 	inertShutdownSignal   = "on SIGINT and SIGTERM Tandem saves when save rules are set, then exits, as 'default'"
 	inertTLSPreferServer  = "Go's crypto/tls orders the cipher suites itself"

@@ -363,7 +363,7 @@ var table = [numDirectives]directive{
 	dACLLogMaxLen:            {name: "acllog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax}, // acl.go
 	dACLPubsubDefault:        {name: "acl-pubsub-default", kind: kindEnum, flags: mutable, def: "resetchannels", enum: aclPubsubNames},
 	dLatencyTracking:         {name: "latency-tracking", kind: kindBool, flags: mutable, def: "yes", inert: inertLatencyTracking},
-	dLatencyMonitorThreshold: {name: "latency-monitor-threshold", kind: kindInt, flags: mutable, def: "0", min: 0, max: longMax, inert: inertLatencyMonitor},
+	dLatencyMonitorThreshold: {name: "latency-monitor-threshold", kind: kindInt, flags: mutable, def: "0", min: 0, max: longMax},
 
 	dClientOutputBufferLimit: {name: "client-output-buffer-limit", kind: kindSpecial, flags: mutable | multiArg,
 		def: "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", set: setOutputBufferLimit, get: getOutputBufferLimit},

@@ -10,6 +10,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/protect"
+	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/server"
@@ -92,7 +93,8 @@ type Frontend struct {
 
 	tracking *tracking.Table // client-side caching (tracking_client.go)
 
-	slow *slowlog.Log // SLOWLOG (cmd_slowlog.go), shared with the memcached port
+	slow    *slowlog.Log     // SLOWLOG (cmd_slowlog.go), shared with the memcached port
+	latency *latency.Monitor // LATENCY (cmd_latency.go)
 
 	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
 }
@@ -112,7 +114,7 @@ func New(o Options) *Frontend {
 	svc := o.Services
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
 		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users,
-		tracking: svc.Tracking, slow: svc.Slowlog}
+		tracking: svc.Tracking, slow: svc.Slowlog, latency: svc.Latency}
 	f.tracking.SetLookup(f.lookupTrackingConn) // REDIRECT targets are Redis connections
 	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
 	if err != nil {

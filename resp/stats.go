@@ -82,8 +82,8 @@ func statNow() time.Duration { return time.Since(statEpoch) }
 
 // countRun counts a command that ran from start with reply (from its
 // first byte) in its statistics and in INFO's total of commands, and
-// logs it in the slow log (cmd_slowlog.go) unless args is nil (a
-// script's command) or it blocked.
+// logs it in the slow log (cmd_slowlog.go) and the latency monitor
+// unless args is nil (a script's command) or it blocked.
 func (c *Client) countRun(cmd *Command, args [][]byte, start time.Duration, reply []byte) {
 	st := &cmd.stats[c.stripe]
 	st.calls.Add(1)
@@ -92,6 +92,7 @@ func (c *Client) countRun(cmd *Command, args [][]byte, start time.Duration, repl
 	st.usec.Add(usec)
 	if args != nil && c.blk == nil {
 		c.slowlogRecord(cmd, args, usec)
+		c.latencyRecord(cmd, usec) // cmd_latency.go
 	}
 	if len(reply) > 0 && reply[0] == '-' {
 		st.failed.Add(1)

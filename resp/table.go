@@ -22,6 +22,6 @@ func commandFamilies() [][]*Command {
 		pubsubCommands(),
 		scriptingCommands(),
 		aclCommands(),
-		slowlogCommands(),
+		slowlogCommands(), latencyCommands(),
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/slowlog"
 	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
@@ -128,4 +129,10 @@ func followSlowlog(l *slowlog.Log, cfg *conf.Config) {
 	l.SetMaxLen(int64(cfg.SlowlogMaxLen()))
 	cfg.OnChange("slowlog-log-slower-than", func(c *conf.Config) { l.SetThreshold(c.SlowlogLogSlowerThan()) })
 	cfg.OnChange("slowlog-max-len", func(c *conf.Config) { l.SetMaxLen(int64(c.SlowlogMaxLen())) })
+}
+
+// followLatency makes the latency monitor follow latency-monitor-threshold.
+func followLatency(m *latency.Monitor, cfg *conf.Config) {
+	m.SetThreshold(cfg.LatencyMonitorThreshold())
+	cfg.OnChange("latency-monitor-threshold", func(c *conf.Config) { m.SetThreshold(c.LatencyMonitorThreshold()) })
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/slowlog"
@@ -58,6 +59,8 @@ type Services struct {
 	Tracking *tracking.Table
 	// Slowlog is the slow log both ports record into (SLOWLOG).
 	Slowlog *slowlog.Log
+	// Latency is the latency monitor (LATENCY).
+	Latency *latency.Monitor
 }
 
 // New builds the services and starts following the configuration.
@@ -90,6 +93,8 @@ func New(o Options) *Services {
 	followTracking(s.Tracking, s.Config)
 	s.Slowlog = slowlog.New()
 	followSlowlog(s.Slowlog, s.Config)
+	s.Latency = latency.New()
+	followLatency(s.Latency, s.Config)
 	return s
 }
 

@@ -29,6 +29,11 @@ type slowlogCase struct {
 	cmds []string
 	gets []int
 	any  []int // replies not compared
+	// shapes are the indexes of replies compared by shape, bulk strings
+	// exact and integers free (LATENCY's times and latencies).
+	shapes []int
+	on     []string // the commands before cmds; nil: slowlogOn
+	off    []string // the commands after cmds; nil: slowlogOff
 }
 
 var (
@@ -86,7 +91,11 @@ func runSlowlogCases(t *testing.T, cases []slowlogCase) {
 
 func runSlowlogCase(t *testing.T, c slowlogCase, proto int, mode writeMode) {
 	t.Helper()
-	rc := redisCase{name: c.name, cmds: cmds(slowlogOn, c.cmds, slowlogOff), noSplit: true}
+	on, off := slowlogOn, slowlogOff
+	if c.on != nil {
+		on, off = c.on, c.off
+	}
+	rc := redisCase{name: c.name, cmds: cmds(on, c.cmds, off), noSplit: true}
 	if err := flushRedis(refRedis); err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +105,15 @@ func runSlowlogCase(t *testing.T, c slowlogCase, proto int, mode writeMode) {
 	ref, sut := both(func(addr string) sideResult {
 		return playRedis(addr, rc, proto, mode, seedOf(c.name, proto, mode))
 	}, refRedis, sutRedis)
-	gets, skip := map[int]bool{}, map[int]bool{}
+	gets, skip, shapes := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, g := range c.gets {
-		gets[g+len(slowlogOn)] = true
+		gets[g+len(on)] = true
 	}
 	for _, a := range c.any {
-		skip[a+len(slowlogOn)] = true
+		skip[a+len(on)] = true
+	}
+	for _, a := range c.shapes {
+		shapes[a+len(on)] = true
 	}
 	refBase, sutBase := int64(-1), int64(-1)
 	for i, command := range rc.cmds {
@@ -112,6 +124,12 @@ func runSlowlogCase(t *testing.T, c slowlogCase, proto int, mode writeMode) {
 			t.Fatalf("cmd %d %s: %s gave no reply: %v", i, describe(command), sideName(), sut.errs[i])
 		}
 		if skip[i] {
+			continue
+		}
+		if shapes[i] {
+			if why := shapeDiffers(ref.replies[i], sut.replies[i]); why != "" {
+				t.Errorf("cmd %d %s: %s\n  redis:  %q\n  %s: %q", i, describe(command), why, ref.replies[i].raw, sideName(), sut.replies[i].raw)
+			}
 			continue
 		}
 		if !gets[i] {
@@ -242,4 +260,21 @@ func TestSlowlogMemcached(t *testing.T) {
 			t.Errorf("mc:set entry's client %q", e.elems[4].text)
 		}
 	}
+}
+
+// shapeDiffers compares two replies by shape: the same types and
+// aggregate lengths, bulk strings equal, integers free.
+func shapeDiffers(want, got reply) string {
+	if want.kind != got.kind || len(want.elems) != len(got.elems) {
+		return "shape differs"
+	}
+	if want.kind != ':' && !want.isAggregate() && want.text != got.text {
+		return "text differs"
+	}
+	for i := range want.elems {
+		if why := shapeDiffers(want.elems[i], got.elems[i]); why != "" {
+			return why
+		}
+	}
+	return ""
 }
