@@ -276,6 +276,7 @@ func (s *session) execBinary(r *binRequest) {
 	case req.Cmd.grows():
 		s.fe.eng.FreeMemory()
 	}
+	s.monitorBinary(r) // MONITOR (monitor.go)
 	r.op.run(s, r)
 	if s.nreq++; s.nreq%reqsPerEvent == 0 {
 		s.flush()

@@ -9,6 +9,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/protect"
+	"github.com/tandemkv/tandem/monitor"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/slowlog"
@@ -41,6 +42,7 @@ type Frontend struct {
 	persist  *snapshot.Manager // WritesRefused after a failed BGSAVE (misconf.go)
 	users    *users.Store      // who may log in (auth.go)
 	slow     *slowlog.Log      // the shared slow log (slowlog.go)
+	mon      *monitor.Feed     // MONITOR's feed (monitor.go)
 
 	startMs   int64 // engine clock when the front-end was made
 	stats     counters
@@ -73,6 +75,7 @@ func New(o Options) *Frontend {
 		persist:  o.Services.Persist,
 		users:    o.Services.Users,
 		slow:     o.Services.Slowlog,
+		mon:      o.Services.Monitor,
 		commands: commands,
 	}
 	if f.shutdown == nil {

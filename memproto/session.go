@@ -194,6 +194,7 @@ func (s *session) Closed() {
 // exec runs one parsed request.
 func (s *session) exec(r *Request) {
 	defer s.slowlogRecord(r, slowlogStart()) // SLOWLOG (slowlog.go)
+	defer s.monitorFeed(r)                   // MONITOR (monitor.go)
 	flushes := false
 	if r.Err != "" {
 		s.refuse(r)

@@ -19,14 +19,7 @@ func (s *session) slowlogRecord(r *Request, start time.Time) {
 	if !s.fe.slow.Slower(usec) {
 		return
 	}
-	rest := r.Args()
-	if len(r.Keys) > len(rest) {
-		rest = r.Keys
-	}
-	args := make([][]byte, 0, 1+len(rest))
-	args = append(args, []byte("mc:"+r.Cmd.name))
-	args = append(args, rest...)
-	s.fe.slow.Add(args, usec, s.peer.RemoteAddr(), "")
+	s.fe.slow.Add(shownArgs(r), usec, s.peer.RemoteAddr(), "")
 }
 
 // slowlogStart is when a request begins, for slowlogRecord.

@@ -184,6 +184,7 @@ func (c *Client) Closed() {
 	c.events.Flush()
 	c.dropSubscriptions()
 	c.trackingOff()
+	c.monitorStop()
 	c.fe.clients.Delete(c.id)
 }
 
@@ -241,6 +242,9 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, fe.busyError())
 		return
 	}
+	if c.ps != nil && c.monitorDenied(cmd) { // MONITOR (cmd_monitor.go)
+		return
+	}
 	if c.pausedFor(cmd, args) { // CLIENT PAUSE (cmd_pause.go)
 		return
 	}
@@ -252,10 +256,12 @@ func (c *Client) exec(args [][]byte) {
 	start := statNow()
 	tracked := c.trackingBeforeRun(cmd, args) // client-side caching (tracking_client.go)
 	before := len(c.w.Buf)
+	c.monitorScript(cmd, args) // EVAL, FCALL: before their commands (cmd_monitor.go)
 	cmd.Run(c, args)
 	c.trackingAfterRun(tracked)
 	c.events.Flush() // keyspace events for after the command's own (notify.go)
 	c.countRun(cmd, args, start, c.w.Buf[before:])
+	c.monitorFeed(cmd, args) // MONITOR (cmd_monitor.go)
 }
 
 // execReply runs one command under CLIENT REPLY's rules (the reply is

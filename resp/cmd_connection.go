@@ -196,6 +196,7 @@ func (f *Frontend) databases() int {
 // client library, not the session.
 func cmdReset(c *Client, _ [][]byte) {
 	c.discard()
+	c.monitorStop()
 	c.resetPubSub()
 	c.trackingOff()
 	c.selectDB(0)

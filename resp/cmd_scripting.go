@@ -316,6 +316,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	h.caller.events.Flush()
 	c.events.Flush()
 	c.countRun(cmd, nil, start, c.w.Buf)
+	c.monitorFeed(cmd, args) // as "[<db> lua]" (cmd_monitor.go)
 	return c.w.Buf, ""
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/protect"
 	"github.com/tandemkv/tandem/latency"
+	"github.com/tandemkv/tandem/monitor"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/server"
@@ -96,6 +97,8 @@ type Frontend struct {
 	slow    *slowlog.Log     // SLOWLOG (cmd_slowlog.go), shared with the memcached port
 	latency *latency.Monitor // LATENCY (cmd_latency.go)
 
+	mon *monitor.Feed // MONITOR (cmd_monitor.go), shared with the memcached port
+
 	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
 }
 
@@ -115,6 +118,7 @@ func New(o Options) *Frontend {
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
 		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users,
 		tracking: svc.Tracking, slow: svc.Slowlog, latency: svc.Latency}
+	f.mon = svc.Monitor
 	f.tracking.SetLookup(f.lookupTrackingConn) // REDIRECT targets are Redis connections
 	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
 	if err != nil {

@@ -58,6 +58,9 @@ type subscriber struct {
 	busy      bool      // the loop is inside Serve: no wake needed
 	dead      bool      // closed for its output limit: drop everything
 	softSince time.Time // when pending output first went over the soft limit; zero: not over
+
+	// monitoring: in MONITOR mode (cmd_monitor.go); set on the loop, under mu.
+	monitoring bool
 }
 
 // subscriber returns the client's subscriber, making it active.
@@ -151,7 +154,7 @@ func (s *subscriber) Deliver(m *pubsub.Message) {
 // Redis's checkClientOutputBufferLimits; when they are passed it marks the
 // subscriber dead and frees the outbox. s.mu is held.
 func (s *subscriber) overLimitLocked(pending int) bool {
-	over := overBufferLimit(s.c.fe.cfg.ClientOutputBufferLimit(conf.ClientPubSub), int64(pending), &s.softSince)
+	over := overBufferLimit(s.c.fe.cfg.ClientOutputBufferLimit(s.limitClass()), int64(pending), &s.softSince)
 	if over {
 		s.dead = true
 		s.outbox = nil
@@ -244,7 +247,7 @@ func (s *subscriber) end(out []byte) []byte {
 	s.busy = false
 	s.mu.Unlock()
 	s.c.fe.stats.netOutput.add(s.c.stripe, int64(len(out)-n))
-	if s.counts.Total() == 0 {
+	if s.counts.Total() == 0 && !s.monitoring {
 		s.active = false
 	}
 	return out

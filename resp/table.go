@@ -22,6 +22,7 @@ func commandFamilies() [][]*Command {
 		pubsubCommands(),
 		scriptingCommands(),
 		aclCommands(),
+		{monitorCommand()},
 		slowlogCommands(), latencyCommands(),
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/latency"
+	"github.com/tandemkv/tandem/monitor"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/slowlog"
@@ -59,6 +60,8 @@ type Services struct {
 	Tracking *tracking.Table
 	// Slowlog is the slow log both ports record into (SLOWLOG).
 	Slowlog *slowlog.Log
+	// Monitor is the MONITOR feed both ports publish into.
+	Monitor *monitor.Feed
 	// Latency is the latency monitor (LATENCY).
 	Latency *latency.Monitor
 }
@@ -91,6 +94,7 @@ func New(o Options) *Services {
 	s.Tracking = tracking.New(s.Config.TrackingTableMaxKeys())
 	s.Engine.SetChangeHook(s.Tracking)
 	followTracking(s.Tracking, s.Config)
+	s.Monitor = monitor.New()
 	s.Slowlog = slowlog.New()
 	followSlowlog(s.Slowlog, s.Config)
 	s.Latency = latency.New()
