@@ -99,8 +99,9 @@ var redacted = []byte("(redacted)")
 
 // slowlogRedact returns args with the arguments Redis redacts replaced:
 // AUTH's password (and user), HELLO AUTH's user and password, ACL
-// SETUSER's arguments after the name of the command, and CONFIG SET's
-// values of sensitive directives. args itself is not changed.
+// SETUSER's arguments after the name of the command, MIGRATE's AUTH and
+// AUTH2 credentials, and CONFIG SET's values of sensitive directives.
+// args itself is not changed.
 func slowlogRedact(args [][]byte) [][]byte {
 	var hide []int
 	switch {
@@ -124,6 +125,8 @@ func slowlogRedact(args [][]byte) [][]byte {
 		for i := 2; i < len(args); i++ {
 			hide = append(hide, i)
 		}
+	case argIs(args[0], "MIGRATE"):
+		hide = migrateSecrets(args)
 	case argIs(args[0], "CONFIG") && len(args) >= 4 && argIs(args[1], "SET"):
 		for i := 2; i+1 < len(args); i += 2 {
 			switch strings.ToLower(string(args[i])) {
@@ -140,4 +143,26 @@ func slowlogRedact(args [][]byte) [][]byte {
 		out[i] = redacted
 	}
 	return out
+}
+
+// migrateSecrets are the indexes of MIGRATE's AUTH password and AUTH2
+// user and password, found as Redis's option loop finds them: it stops
+// at KEYS and at the first error.
+func migrateSecrets(args [][]byte) []int {
+	var hide []int
+	for j := 6; j < len(args); j++ {
+		more := len(args) - 1 - j
+		switch {
+		case argIs(args[j], "COPY"), argIs(args[j], "REPLACE"):
+		case argIs(args[j], "AUTH") && more >= 1:
+			hide = append(hide, j+1)
+			j++
+		case argIs(args[j], "AUTH2") && more >= 2:
+			hide = append(hide, j+1, j+2)
+			j += 2
+		default:
+			return hide
+		}
+	}
+	return hide
 }

@@ -73,6 +73,9 @@ var slowlogCases = []slowlogCase{
 		"HELLO 2 AUTH u", "ACL SETUSER slowuser on >secret", "ACL DELUSER slowuser"),
 		cmd("CONFIG", "SET", "requirepass", "", "slowlog-max-len", "128"), cmd("CONFIG", "SET", "masteruser", "", "masterauth", ""),
 		mbs("SLOWLOG GET -1")), gets: []int{10}, any: []int{3}},
+	{name: "redacted migrate", cmds: mbs("MIGRATE 127.0.0.1 1 nokey 0 10 AUTH secret", "MIGRATE 127.0.0.1 1 nokey 0 10 COPY AUTH2 u p REPLACE",
+		"MIGRATE 127.0.0.1 1 nokey 0 10 AUTH", "MIGRATE 127.0.0.1 1 \"\" 0 10 AUTH pw KEYS nokey AUTH x",
+		"MIGRATE 127.0.0.1 1 nokey 0 10 FOO AUTH pw", "SLOWLOG GET"), gets: []int{5}},
 	{name: "errors are logged", cmds: mbs("INCR", "NOSUCHCOMMAND", "GET a b", "SET k v", "LPUSH k x", "SLOWLOG GET"), gets: []int{5}},
 }
 
