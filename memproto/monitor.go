@@ -24,7 +24,7 @@ func (s *session) monitorFeed(r *Request) {
 	if !s.fe.mon.Active() || r.Err != "" || r.Cmd == nil {
 		return
 	}
-	s.fe.mon.Publish(0, s.peer.RemoteAddr(), shownArgs(r))
+	s.fe.mon.Publish(0, s.peer.RemoteAddr(), shownArgs(r), nil)
 }
 
 // monitorBinary publishes a binary request about to run; an opcode with
@@ -37,5 +37,5 @@ func (s *session) monitorBinary(r *binRequest) {
 	if len(r.key) > 0 {
 		args = append(args, r.key)
 	}
-	s.fe.mon.Publish(0, s.peer.RemoteAddr(), args)
+	s.fe.mon.Publish(0, s.peer.RemoteAddr(), args, nil)
 }

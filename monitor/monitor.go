@@ -72,20 +72,29 @@ func (f *Feed) Remove(w Watcher) {
 // Publish sends one command to every watcher: db is the database it ran
 // in, source the client's addr ("ip:port"), Script for a script's command,
 // or "unix:<socket path>"; args the command as the client sent it, with
-// secrets already redacted.
-func (f *Feed) Publish(db int, source string, args [][]byte) {
+// secrets already redacted. self is the publishing connection's own
+// watcher, or nil: when it watches, it is skipped and the line returned,
+// for its front-end to place after the command's reply, where Redis puts
+// it. Otherwise Publish returns nil.
+func (f *Feed) Publish(db int, source string, args [][]byte, self Watcher) []byte {
 	if !f.Active() {
-		return
+		return nil
 	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if len(f.watchers) == 0 {
-		return
+		return nil
 	}
 	line := AppendLine(nil, f.now(), db, source, args)
+	var own []byte
 	for w := range f.watchers {
+		if self != nil && w == self {
+			own = line
+			continue
+		}
 		w.Watch(line)
 	}
+	return own
 }
 
 // AppendLine appends the status line Redis sends monitors for a command:

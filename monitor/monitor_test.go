@@ -33,7 +33,7 @@ func TestAppendLine(t *testing.T) {
 func TestFeedWatchers(t *testing.T) {
 	f := New()
 	f.now = func() time.Time { return time.Unix(1, 0) }
-	f.Publish(0, "x", [][]byte{[]byte("ping")}) // nobody watches: nothing to do
+	f.Publish(0, "x", [][]byte{[]byte("ping")}, nil) // nobody watches: nothing to do
 	a, b := &rec{}, &rec{}
 	f.Add(a)
 	f.Add(a)
@@ -41,10 +41,15 @@ func TestFeedWatchers(t *testing.T) {
 	if !f.Active() || f.Watchers() != 2 {
 		t.Fatalf("watchers %d", f.Watchers())
 	}
-	f.Publish(1, "1.2.3.4:5", [][]byte{[]byte("ping")})
+	if own := f.Publish(1, "1.2.3.4:5", [][]byte{[]byte("ping")}, nil); own != nil {
+		t.Fatal("own line without self")
+	}
 	f.Remove(a)
 	f.Remove(a)
-	f.Publish(0, "1.2.3.4:5", [][]byte{[]byte("echo"), []byte("x")})
+	if own := f.Publish(0, "1.2.3.4:5", [][]byte{[]byte("echo"), []byte("x")}, b); string(own) != "+1.000000 [0 1.2.3.4:5] \"echo\" \"x\"\r\n" {
+		t.Fatalf("own line %q", own)
+	}
+	f.Publish(0, "1.2.3.4:5", [][]byte{[]byte("echo"), []byte("x")}, a) // a no longer watches
 	if len(a.lines) != 1 || a.lines[0] != "+1.000000 [1 1.2.3.4:5] \"ping\"\r\n" {
 		t.Fatalf("a got %q", a.lines)
 	}
@@ -67,7 +72,7 @@ func TestFeedConcurrent(t *testing.T) {
 			for j := 0; j < 200; j++ {
 				r := &rec{}
 				f.Add(r)
-				f.Publish(0, "a", [][]byte{[]byte("x")})
+				f.Publish(0, "a", [][]byte{[]byte("x")}, r)
 				f.Remove(r)
 			}
 		}()

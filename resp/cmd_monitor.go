@@ -120,7 +120,13 @@ func (c *Client) monitorPublish(args [][]byte) {
 	if !c.inScript() {
 		source = c.peer.RemoteAddr()
 	}
-	c.fe.mon.Publish(int(c.dbNum.Load()), source, slowlogRedact(args))
+	var self monitor.Watcher
+	if c.ps != nil && c.ps.monitoring {
+		self = c.ps // its own line follows its reply, in the same buffer, as in Redis
+	}
+	if line := c.fe.mon.Publish(int(c.dbNum.Load()), source, slowlogRedact(args), self); line != nil {
+		c.w.Buf = append(c.w.Buf, line...)
+	}
 }
 
 // limitClass is the client-output-buffer-limit class of the subscriber's
