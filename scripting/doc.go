@@ -22,6 +22,8 @@
 //   - run.go: running a script or function, the error handler, kill.
 //   - convert.go: RESP reply → Lua value, Lua value → reply.
 //   - function.go: FUNCTION libraries: loading, registry.
+//   - restore.go: FUNCTION RESTORE's libraries, created apart and then
+//     joined to the loaded ones by its policy.
 //   - cjson.go, cmsgpack.go, bit.go, structlib.go: the libraries.
 //   - rand.go: math.random as Redis's redisLrand48.
 //
@@ -60,9 +62,9 @@
 //     inside it (t[\n1\n]), the line is the inside's.
 //   - No Lua debugger: SCRIPT DEBUG NO answers OK, SCRIPT DEBUG YES and
 //     SYNC are refused (resp/cmd_scripting.go, ErrScriptDebug).
-//   - No FUNCTION DUMP or FUNCTION RESTORE (Redis's function payload
-//     format); they are unknown subcommands, although FUNCTION HELP lists
-//     them as Redis's does. Function libraries still travel in RDB dumps.
+//   - FUNCTION DUMP lists the libraries by name, Redis in its
+//     dictionary's order: a payload of one library is Redis's byte for
+//     byte, one of several the same libraries in another order.
 //   - COMMAND INFO shows no key specs for EVAL, EVALSHA, FCALL and their
 //     _RO variants: Redis declares a keynum key spec the command table
 //     cannot express yet.

@@ -146,37 +146,9 @@ const errBadName = "Library names can only contain letters, numbers, or undersco
 // error text (without the "ERR " the reply adds).
 func (fs *Functions) Load(code []byte, replace bool, host Host) (string, string) {
 	src := string(code)
-	if !strings.HasPrefix(src, "#!") {
-		return "", "Missing library metadata"
-	}
-	end := strings.IndexByte(src, '\n')
-	if end < 0 {
-		return "", "Invalid library metadata"
-	}
-	parts, ok := sdsargs.Strings(src[:end])
-	if !ok || len(parts) == 0 {
-		return "", "Invalid library metadata"
-	}
-	engine := parts[0][2:]
-	name, named := "", false
-	for _, p := range parts[1:] {
-		if len(p) >= 5 && strings.EqualFold(p[:5], "name=") {
-			if named {
-				return "", "Invalid metadata value, name argument was given multiple times"
-			}
-			name, named = p[5:], true
-			continue
-		}
-		return "", "Invalid metadata value given: " + p
-	}
-	if !named {
-		return "", "Library name was not given"
-	}
-	if !validName(name) {
-		return "", errBadName
-	}
-	if !strings.EqualFold(engine, "lua") {
-		return "", "Engine '" + engine + "' not found"
+	name, end, msg := libraryHeader(src)
+	if msg != "" {
+		return "", msg
 	}
 	fs.mu.RLock()
 	old := fs.libs[name]
@@ -209,6 +181,45 @@ func (fs *Functions) Load(code []byte, replace bool, host Host) (string, string)
 		fs.funcs[strings.ToLower(f.Name)] = f
 	}
 	return name, ""
+}
+
+// libraryHeader reads a library's first line, "#!lua name=<name>", as
+// Redis's functionExtractLibMetaData and the checks after it: the name,
+// where the line ends, or the error text.
+func libraryHeader(src string) (name string, end int, msg string) {
+	if !strings.HasPrefix(src, "#!") {
+		return "", 0, "Missing library metadata"
+	}
+	end = strings.IndexByte(src, '\n')
+	if end < 0 {
+		return "", 0, "Invalid library metadata"
+	}
+	parts, ok := sdsargs.Strings(src[:end])
+	if !ok || len(parts) == 0 {
+		return "", 0, "Invalid library metadata"
+	}
+	engine := parts[0][2:]
+	named := false
+	for _, p := range parts[1:] {
+		if len(p) >= 5 && strings.EqualFold(p[:5], "name=") {
+			if named {
+				return "", 0, "Invalid metadata value, name argument was given multiple times"
+			}
+			name, named = p[5:], true
+			continue
+		}
+		return "", 0, "Invalid metadata value given: " + p
+	}
+	if !named {
+		return "", 0, "Library name was not given"
+	}
+	if !validName(name) {
+		return "", 0, errBadName
+	}
+	if !strings.EqualFold(engine, "lua") {
+		return "", 0, "Engine '" + engine + "' not found"
+	}
+	return name, end, ""
 }
 
 // runLibrary compiles and runs a library's body, which may see only the

@@ -2,10 +2,13 @@ package compat
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/snapshot/rdb"
 )
 
 // The server's introspection and control commands, differential: MEMORY,
@@ -409,5 +412,108 @@ func TestCrossProtoClientPause(t *testing.T) {
 	start := time.Now()
 	if got := m.do("get k\r\n"); got != "VALUE k 0 1\r\nb\r\nEND\r\n" || time.Since(start) < 250*time.Millisecond {
 		t.Fatalf("get under PAUSE ALL: %q after %v", got, time.Since(start))
+	}
+}
+
+func TestRedisFunctionDump(t *testing.T) { runRedisCases(t, functionDumpCases()) }
+
+// Libraries for FUNCTION DUMP and RESTORE; every case starts and ends
+// with FUNCTION FLUSH (FLUSHALL leaves functions alone).
+const (
+	fdLibA = "#!lua name=liba\nredis.register_function('fa', function(keys, args) return 'a' end)"
+	fdLibB = "#!lua name=libb\nredis.register_function{function_name='fb', callback=function() return 'b' end, flags={'no-writes'}, description='bee'}"
+	// fdLibA2 is liba again, with another function.
+	fdLibA2 = "#!lua name=liba\nredis.register_function('fa2', function() return 'a2' end)"
+	// fdLibC's function is named as liba's.
+	fdLibC = "#!lua name=libc\nredis.register_function('fa', function() return 'c' end)"
+)
+
+func functionDumpCases() []redisCase {
+	payload := func(codes ...string) string {
+		bs := make([][]byte, len(codes))
+		for i, c := range codes {
+			bs[i] = []byte(c)
+		}
+		return string(rdb.AppendFunctionsDump(nil, bs, rdb.DumpOptions{Compress: true}))
+	}
+	flush := mbs("FUNCTION FLUSH")
+	// A key's DUMP payload: a well framed record that is no library.
+	kp, err := rdb.AppendDump(nil, &rdb.Value{Type: rdb.String, Str: []byte("v")}, rdb.DumpOptions{})
+	if err != nil {
+		panic(err)
+	}
+	keyPayload := string(kp)
+	// One library's payload is the same bytes in both servers; several
+	// come in each server's order, so their FUNCTION LIST is compared as
+	// a set.
+	return []redisCase{
+		{name: "function dump", cmds: cmds(flush, mbs("FUNCTION DUMP"), cmd("FUNCTION", "LOAD", fdLibA), mbs("FUNCTION DUMP", "CONFIG SET rdbcompression no",
+			"FUNCTION DUMP", "CONFIG SET rdbcompression yes", "FUNCTION DUMP x"), flush)},
+		{name: "function restore policies", cmds: cmds(flush, cmd("FUNCTION", "LOAD", fdLibA),
+			cmd("FUNCTION", "RESTORE", payload(fdLibA)), cmd("FUNCTION", "RESTORE", payload(fdLibA), "APPEND"),
+			cmd("FUNCTION", "RESTORE", payload(fdLibA2), "REPLACE"), mbs("FUNCTION LIST", "FCALL fa2 0", "FCALL fa 0"),
+			cmd("FUNCTION", "RESTORE", payload(fdLibB), "append"), cmd("FUNCTION", "RESTORE", payload(fdLibA), "FLUSH"),
+			mbs("FUNCTION LIST WITHCODE", "FCALL fa 0", "FCALL fb 0"), cmd("FUNCTION", "RESTORE", payload()), cmd("FUNCTION", "RESTORE", payload(), "FLUSH"),
+			mbs("FUNCTION LIST"), flush)},
+		{name: "function restore collisions", cmds: cmds(flush, cmd("FUNCTION", "LOAD", fdLibA),
+			cmd("FUNCTION", "RESTORE", payload(fdLibC)), cmd("FUNCTION", "RESTORE", payload(fdLibC), "REPLACE"),
+			cmd("FUNCTION", "RESTORE", payload(fdLibB, fdLibB), "FLUSH"), cmd("FUNCTION", "RESTORE", payload(fdLibB, fdLibC, fdLibA), "FLUSH"),
+			cmd("FUNCTION", "RESTORE", payload(fdLibB, fdLibA), "REPLACE"), mbs("FUNCTION LIST"), flush),
+			loose: at(7, sortedArray)},
+		{name: "function restore bad payloads", cmds: cmds(flush, mbs("SET k v"), cmd("FUNCTION", "RESTORE", "x"),
+			cmd("FUNCTION", "RESTORE", payload(fdLibA)[:20]), cmd("FUNCTION", "RESTORE", payload("no metadata")),
+			cmd("FUNCTION", "RESTORE", payload("#!lua name=x\nreturn 1")), cmd("FUNCTION", "RESTORE", payload("#!lua\nx")),
+			cmd("FUNCTION", "RESTORE", payload("#!js name=x\nx")), cmd("FUNCTION", "RESTORE", payload(fdLibA), "nosuch"),
+			cmd("FUNCTION", "RESTORE", payload(fdLibA), "FLUSH", "x"), mbs("FUNCTION RESTORE"), cmd("FUNCTION", "RESTORE", keyPayload),
+			cmd("FUNCTION", "RESTORE", payload(fdLibA)+"\xf5"), mbs("FUNCTION LIST"), flush)},
+		{name: "function restore in multi and scripts", cmds: cmds(flush, mbs("MULTI"), cmd("FUNCTION", "RESTORE", payload(fdLibA)),
+			mbs("FUNCTION DUMP", "EXEC", "FCALL fa 0"), cmd("EVAL", "return redis.pcall('function','dump')", "0"), flush), loose: at(4, anyBulk)},
+		{name: "function dump command info", cmds: mbs("COMMAND INFO function|dump function|restore")},
+	}
+}
+
+// TestFunctionDumpInterchange: a FUNCTION DUMP of redis-server restores
+// into Tandem and the reverse; the libraries then list and run the same.
+func TestFunctionDumpInterchange(t *testing.T) {
+	mustNotSelfTest(t)
+	ref, sut := dialRESP(t, refRedis), dialRESP(t, sutRedis)
+	defer ref.do("FUNCTION", "FLUSH")
+	defer sut.do("FUNCTION", "FLUSH")
+	list := func(c *respClient) string {
+		r := c.do("FUNCTION", "LIST", "WITHCODE")
+		libs := make([]string, len(r.elems))
+		for i, e := range r.elems {
+			libs[i] = string(e.raw)
+		}
+		sort.Strings(libs)
+		return strings.Join(libs, "")
+	}
+	for _, dir := range []struct {
+		name     string
+		from, to *respClient
+	}{{"redis to tandem", ref, sut}, {"tandem to redis", sut, ref}} {
+		for _, compression := range []string{"yes", "no"} {
+			dir.from.do("FUNCTION", "FLUSH")
+			dir.to.do("FUNCTION", "FLUSH")
+			dir.from.do("CONFIG", "SET", "rdbcompression", compression)
+			for _, lib := range []string{fdLibA, fdLibB, "#!lua name=big\n" + strings.Repeat("-- a comment to compress\n", 50) + "redis.register_function('big', function() return 'big' end)"} {
+				if r := dir.from.do("FUNCTION", "LOAD", lib); r.isError() {
+					t.Fatalf("%s: FUNCTION LOAD: %q", dir.name, r.raw)
+				}
+			}
+			p := dir.from.do("FUNCTION", "DUMP")
+			if r := dir.to.do("FUNCTION", "RESTORE", p.text); string(r.raw) != "+OK\r\n" {
+				t.Fatalf("%s (rdbcompression %s): FUNCTION RESTORE: %q", dir.name, compression, r.raw)
+			}
+			if a, b := list(dir.from), list(dir.to); a != b {
+				t.Errorf("%s (rdbcompression %s): FUNCTION LIST differs:\n  from: %q\n  to:   %q", dir.name, compression, a, b)
+			}
+			for _, fn := range []string{"fa", "fb", "big"} {
+				if a, b := dir.from.do("FCALL", fn, "0"), dir.to.do("FCALL", fn, "0"); string(a.raw) != string(b.raw) {
+					t.Errorf("%s: FCALL %s: %q and %q", dir.name, fn, a.raw, b.raw)
+				}
+			}
+			dir.from.do("CONFIG", "SET", "rdbcompression", "yes")
+		}
 	}
 }

@@ -94,6 +94,10 @@
 // Tandem can hold (ErrDumpData: modules, empty collections,
 // duplicate members).
 //
+// AppendFunctionsDump and DecodeFunctionsDump (functions.go) are FUNCTION
+// DUMP's and FUNCTION RESTORE's: FUNCTION2 records, the libraries'
+// sources, in the same frame.
+//
 // Not checked (Redis checks some of these only with sanitize-dump-payload):
 // duplicate members or fields within one collection (but DecodeDump
 // refuses them), and the ordering of listpack/ziplist sorted sets. A
