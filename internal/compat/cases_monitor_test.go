@@ -15,7 +15,8 @@ import (
 
 // MONITOR, differential: a monitor connection on each server watches
 // while another connection runs a scripted sequence (escaping, a script,
-// MULTI/EXEC and an aborted EXEC, AUTH and HELLO AUTH redaction, admin and
+// MULTI/EXEC and an aborted EXEC, AUTH, HELLO AUTH and MIGRATE AUTH/AUTH2
+// redaction, admin and
 // refused commands, SELECT); the monitor's lines, read up to a sentinel,
 // are compared with each line's time and the client's port loosened. The
 // monitor's own commands (PING is shown to itself, a keyspace command is
@@ -38,7 +39,9 @@ var monitorScript = cmds(
 	cmd("EVALSHA", "0000000000000000000000000000000000000000", "0"),
 	mbs("MULTI", "SET q 1", "INCR q", "EXEC", "MULTI", "INCR", "EXEC", "MULTI", "MONITOR", "EXEC",
 		"AUTH foo", "AUTH u p", "HELLO 2 AUTH u p", "CONFIG GET maxmemory", "DEBUG SLEEP 0", "SELECT 2", "SET x 1",
-		"SELECT 0", "GET nosuch", "NOSUCHCMD a", "GET", "DEL a\"b\\ k q", "ECHO monitor-end"),
+		"SELECT 0", "GET nosuch", "NOSUCHCMD a", "GET", "DEL a\"b\\ k q",
+		"MIGRATE 127.0.0.1 1 k 0 10 COPY AUTH pw BADOPT", "MIGRATE 127.0.0.1 1 k 0 10 AUTH2 u pw REPLACE AUTH", "MIGRATE 127.0.0.1 1 \"\" 0 10 AUTH pw x KEYS",
+		"ECHO monitor-end"),
 )
 
 func TestRedisMonitor(t *testing.T) {
