@@ -189,8 +189,10 @@ func (c *Client) Closed() {
 }
 
 // IdleExempt tells the server's idle sweep to spare this client: blocked
-// and subscribed clients are, as in Redis.
-func (c *Client) IdleExempt() bool { return c.blocked.Load() != notBlocked || c.isPubSub() }
+// and subscribed clients and monitors are, as in Redis.
+func (c *Client) IdleExempt() bool {
+	return c.blocked.Load() != notBlocked || c.isPubSub() || c.isMonitor()
+}
 
 // exec runs one command: lookup, arity, auth, then the handler.
 func (c *Client) exec(args [][]byte) {

@@ -330,6 +330,9 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	nSub, nPSub, nSSub := c.pubsubCounts()
 
 	flags := make([]byte, 0, 4)
+	if c.isMonitor() { // cmd_monitor.go
+		flags = append(flags, 'O')
+	}
 	if nSub+nPSub+nSSub > 0 {
 		flags = append(flags, 'P')
 	}

@@ -137,3 +137,17 @@ func (s *subscriber) limitClass() conf.ClientClass {
 	}
 	return conf.ClientPubSub
 }
+
+// isMonitor reports whether the client is in MONITOR mode (CLIENT LIST's
+// O flag, the idle sweep's exemption). Any goroutine.
+func (c *Client) isMonitor() bool {
+	c.mu.Lock()
+	s := c.ps
+	c.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.monitoring
+}

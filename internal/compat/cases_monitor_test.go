@@ -92,6 +92,9 @@ func monitorTranscript(t *testing.T, addr string, proto int) string {
 	c.pipeline(monitorScript)
 	out.WriteString(monLoosen(readLines(t, mon.conn, mon.r, "monitor-end")))
 
+	id := mon.do("CLIENT", "ID").text // a monitor may run it; CLIENT LIST (admin) is not shown
+	out.WriteString(monitorFlags(c.do("CLIENT", "LIST").text, id))
+	readLines(t, mon.conn, mon.r, "\"CLIENT\" \"ID\"")
 	out.WriteString(mon.do("RESET").String())
 	c.do("SET", "after", "reset")
 	out.WriteString(mon.do("PING").String())
@@ -212,4 +215,18 @@ func ioCopyCount(r io.Reader) (int, error) {
 		err = io.EOF
 	}
 	return int(n), err
+}
+
+// monitorFlags is the flags field of client id in a CLIENT LIST reply.
+func monitorFlags(list, id string) string {
+	for _, l := range strings.Split(list, "\n") {
+		if strings.HasPrefix(l, "id="+id+" ") {
+			for _, f := range strings.Fields(l) {
+				if strings.HasPrefix(f, "flags=") {
+					return f + "\n"
+				}
+			}
+		}
+	}
+	return "no client " + id + "\n"
 }
