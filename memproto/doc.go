@@ -159,6 +159,6 @@
 // N/R, md I, ms I);
 // versions.go (the binary-key bit); misconf.go (writes refused after a
 // failed BGSAVE); pause.go (requests a Redis client's CLIENT PAUSE holds
-// back);
+// back); monitor.go (requests shown to Redis MONITOR clients);
 // stats.go (counters and the stats groups); errors.go (every wire string).
 package memproto

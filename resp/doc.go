@@ -28,6 +28,9 @@
 //   - tracking_client.go: client-side caching on this side (CLIENT
 //     TRACKING and friends, the keys reads register, where invalidation
 //     messages go among the replies).
+//   - cmd_monitor.go: MONITOR: every command published to the shared
+//     feed (services.Monitor) after it ran; a monitor watches through its
+//     pub/sub outbox, under the normal output limit.
 //   - cmd_*.go: the command table, one file per command family
 //     (cmd_string.go, cmd_keys.go, cmd_hash.go…), each with its tests.
 package resp
