@@ -96,14 +96,10 @@ func cmdACLUsers(c *Client, _ [][]byte) {
 }
 
 func cmdACLList(c *Client, _ [][]byte) {
-	names := c.fe.users.Names()
-	c.w.Array(len(names))
-	for _, n := range names {
-		if u := c.fe.users.Lookup(n); u != nil {
-			c.w.BulkString(u.Describe())
-		} else {
-			c.w.BulkString("user " + n + " off resetchannels -@all") // deleted meanwhile
-		}
+	lines := c.fe.aclUserLines() // config_rewrite.go
+	c.w.Array(len(lines))
+	for _, l := range lines {
+		c.w.BulkString(l)
 	}
 }
 

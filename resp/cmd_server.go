@@ -1,7 +1,6 @@
 package resp
 
 import (
-	"fmt"
 	"net"
 	"strconv"
 	"time"
@@ -98,17 +97,6 @@ func (c *Client) isLocal() bool {
 func cmdConfigResetStat(c *Client, _ [][]byte) {
 	c.fe.resetStats(time.Now())
 	c.w.Status("OK")
-}
-
-// cmdConfigRewrite: without a configuration file Redis refuses, and so does
-// Tandem; conf cannot rewrite a file yet, so with one it fails too, in
-// Redis's words for a failed rewrite.
-func cmdConfigRewrite(c *Client, _ [][]byte) {
-	if c.fe.configFile() == "" {
-		c.w.Error(ErrNoConfigFile)
-		return
-	}
-	c.w.Error(fmt.Sprintf(ErrConfigRewrite, "CONFIG REWRITE is not supported by Tandem yet"))
 }
 
 func cmdDBSize(c *Client, _ [][]byte) { c.w.Int(int64(c.db.Size())) }

@@ -128,12 +128,3 @@ func TestConfigResetStat(t *testing.T) {
 		t.Error("RESETSTAT left cmdstat_get")
 	}
 }
-
-func TestConfigRewriteWithFile(t *testing.T) {
-	env := newTestEnv(t)
-	env.fe.facts.ConfigFile = "/etc/tandem.conf"
-	got := env.client().do("CONFIG", "REWRITE")
-	if !strings.HasPrefix(got, "-ERR Rewriting config file: ") {
-		t.Errorf("CONFIG REWRITE: %q", got)
-	}
-}
