@@ -48,7 +48,8 @@ func newACLCatalog(t *Table) *users.Catalog {
 		for _, c := range cmd.ACLCategories() {
 			bits |= users.CategoryBit(strings.TrimPrefix(c, "@"))
 		}
-		cmds = append(cmds, users.CatalogCommand{Name: cmd.Name, Categories: bits, NoAuth: cmd.Flags&FlagNoAuth != 0})
+		cmds = append(cmds, users.CatalogCommand{Name: cmd.Name, Categories: bits, NoAuth: cmd.Flags&FlagNoAuth != 0,
+			Later: cmd.Since > "7.0.15"}) // the table's versions compare as strings (7.2.0)
 	}
 	for _, cmd := range t.All() {
 		add(cmd)

@@ -26,6 +26,7 @@ type CatalogCommand struct {
 	Name       string // lower case; "client|id" for a subcommand
 	Categories uint32 // CategoryBit of each category
 	NoAuth     bool   // runs whatever the rules say (AUTH, HELLO…), as Redis's CMD_NO_AUTH
+	Later      bool   // a command of a Redis after 7.0 (CLIENT SETINFO): out of ACL GETUSER's category fitting, which counts 7.0's commands
 	parent     int    // index of the container, -1 for a top-level command
 	subs       []int
 }

@@ -443,7 +443,7 @@ func (s *Selector) CommandRules() string {
 			}
 			on, off := 0, 0
 			for i, cc := range cat.cmds {
-				if cc.Categories&(1<<j) != 0 {
+				if cc.Categories&(1<<j) != 0 && !cc.Later {
 					if temp[i] {
 						on++
 					} else {
