@@ -329,13 +329,14 @@ func (t *Table) BatchEnd() {
 		ps := t.prefixes[p]
 		ps.mu.Lock()
 		changed := ps.changed
-		if len(changed) > 0 {
-			ps.changed = map[string]uint64{}
-		}
-		ps.mu.Unlock()
 		if len(changed) == 0 {
+			// Still the prefix's live map: writers may add to it once the
+			// lock is released, so it is not read after.
+			ps.mu.Unlock()
 			continue
 		}
+		ps.changed = map[string]uint64{}
+		ps.mu.Unlock()
 		keys := make([]string, 0, len(changed))
 		for k := range changed {
 			keys = append(keys, k)
