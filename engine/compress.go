@@ -404,16 +404,18 @@ func putBuf(buf *[]byte) {
 // MemoryUsage returns the bytes key accounts for in used_memory (MEMORY
 // USAGE): its entry, index share and record — for a compressed value the
 // compressed bytes, the real footprint — plus an aggregate's elements. It
-// does not count as an access.
+// does not count as an access, and a key that expired but is still held
+// is measured, not reclaimed, as Redis's MEMORY USAGE reads its dictionary.
 func (d DB) MemoryUsage(key []byte) (int64, bool) {
-	k := d.lockKey(key)
-	defer k.s.unlock()
-	s := k.s
-	if k.slot < 0 {
+	s, h := d.shardOf(key)
+	s.lock()
+	defer s.unlock()
+	slot := s.lookup(key, h)
+	if slot < 0 {
 		return 0, false
 	}
-	n := s.keyMemory(&s.entries[k.slot])
-	if a := s.aggOf(k.slot); a != nil {
+	n := s.keyMemory(&s.entries[slot])
+	if a := s.aggOf(slot); a != nil {
 		n += a.memSize()
 	}
 	return n, true

@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 	"testing"
+	"time"
 )
 
 // TestIndexMemory: a database's index bytes grow with its keys, stay
@@ -32,5 +33,18 @@ func TestIndexMemory(t *testing.T) {
 	d0.Flush()
 	if n := d0.IndexMemory(); n != 0 {
 		t.Errorf("after FLUSHDB: %d index bytes", n)
+	}
+}
+
+// TestMemoryUsageOfAnExpiredKey: measured, not reclaimed.
+func TestMemoryUsageOfAnExpiredKey(t *testing.T) {
+	e, clock := newTestEngine(t, 2)
+	d := e.DB(0)
+	if _, err := d.Set(bs("k"), bs("v"), SetOptions{TTL: TTLSet, ExpireAt: t0 + 10}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if n, ok := d.MemoryUsage(bs("k")); !ok || n <= 0 || d.Size() != 1 {
+		t.Errorf("MemoryUsage of an expired key: %d %v, DBSIZE %d", n, ok, d.Size())
 	}
 }
