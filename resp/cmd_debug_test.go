@@ -156,3 +156,16 @@ func TestDebugMisc(t *testing.T) {
 		t.Errorf("DEBUG HELP: %q", r)
 	}
 }
+
+// TestDebugReloadWithoutDump: NOSAVE with no dump on disk fails after the
+// flush, as Redis's rdbLoad of a missing file.
+func TestDebugReloadWithoutDump(t *testing.T) {
+	env := debugEnv(t, "yes")
+	c := env.client()
+	c.do("SET", "k", "v")
+	c.expect("-ERR Error trying to load the RDB dump\r\n", "DEBUG", "RELOAD", "NOSAVE")
+	c.expect(":0\r\n", "DBSIZE")
+	c.do("SET", "k", "v")
+	c.expect("+OK\r\n", "DEBUG", "RELOAD")
+	c.expect("$1\r\nv\r\n", "GET", "k")
+}
