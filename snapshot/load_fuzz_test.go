@@ -37,6 +37,22 @@ func loadFuzzSeeds(f *testing.F) {
 			big = append(big, []byte("f"+strconv.Itoa(i)), bytes.Repeat([]byte("v"), i))
 		}
 		d.HSet([]byte("bigh"), big, limits.Hash)
+		// A stream over several nodes, with a deleted entry, a group and
+		// a pending entry: the type-19 record with every part filled.
+		for i := 0; i < 12; i++ {
+			if _, err := d.XAdd([]byte("st"), &engine.XAddArgs{Fields: [][]byte{[]byte("f"), []byte(strconv.Itoa(i))}, Limits: engine.StreamLimits{NodeMaxBytes: 200, NodeMaxEntries: 5}}); err != nil {
+				f.Fatal(err)
+			}
+		}
+		if err := d.XGroupCreate([]byte("st"), []byte("g"), engine.XGroupID{}, false, -1); err != nil {
+			f.Fatal(err)
+		}
+		if _, err := d.XRead(&engine.XReadArgs{Keys: [][]byte{[]byte("st")}, IDs: []engine.XReadID{{Kind: engine.XReadNew}}, Count: 2, Group: []byte("g"), Consumer: []byte("c")}, nil); err != nil {
+			f.Fatal(err)
+		}
+		if _, _, err := d.XDel([]byte("st"), []engine.StreamID{{Ms: 1_700_000_000_000, Seq: 3}}); err != nil {
+			f.Fatal(err)
+		}
 		eng.DB(1).Set([]byte("other"), []byte("db1"), engine.SetOptions{})
 		var buf bytes.Buffer
 		if _, err := write(&buf, eng, FileOptions{Compress: compress, Checksum: true, Functions: [][]byte{[]byte("#!lua name=lib\nredis.register_function('f', function() return 1 end)")}}); err != nil {
@@ -132,6 +148,15 @@ func readBack(t *testing.T, d engine.DB) {
 			_, err = d.ZRange(k, &engine.ZRangeSpec{By: engine.ZByRank, Start: 0, Stop: -1, Limit: -1}, func(int) {}, func([]byte, float64) { n++ })
 			if m, _ := d.ZCard(k); err == nil && m != n {
 				t.Fatalf("zset %q: ZCARD %d, ZRANGE %d", k, m, n)
+			}
+		case engine.TypeStream:
+			n := 0
+			_, err = d.XRange(k, engine.StreamID{}, engine.MaxStreamID, 0, false, func(*engine.StreamEntry) { n++ })
+			if m, _ := d.XLen(k); err == nil && m != int64(n) {
+				t.Fatalf("stream %q: XLEN %d, XRANGE %d", k, m, n)
+			}
+			if err == nil {
+				_, _, err = d.XInfoStream(k, true, 0)
 			}
 		default:
 			t.Fatalf("key %q of type %v", k, info.Type)
