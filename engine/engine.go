@@ -187,6 +187,27 @@ type DB struct {
 	NoTouch  bool
 	TrackCAS bool
 	events   *EventQueue // events for after the command (notify.go); nil: at once
+	// expiryAt, when not 0, is the unix ms at which keys are judged
+	// expired through this handle (At).
+	expiryAt int64
+}
+
+// At returns the handle with expiry judged at unix ms (0: the clock's
+// time again). Redis 7.0 stops the clock its keys expire by while a
+// transaction or a script runs, so that a key one command of it found
+// is still there for the next one (db.c keyIsExpired); everything else
+// — the TTLs replied, the expiry a SET gives — reads the clock as usual.
+func (d DB) At(ms int64) DB {
+	d.expiryAt = ms
+	return d
+}
+
+// expiryNow is the time expiry is judged at, given the time now read.
+func (d DB) expiryNow(now int64) int64 {
+	if d.expiryAt != 0 {
+		return d.expiryAt
+	}
+	return now
 }
 
 // Num returns the database index.
@@ -241,7 +262,7 @@ func (d DB) find(s *shard, key []byte, h uint64, now int64) int {
 	if slot < 0 {
 		return -1
 	}
-	if s.isExpired(&s.entries[slot], now) {
+	if s.isExpired(&s.entries[slot], d.expiryNow(now)) {
 		d.e.reclaim(s, slot, h, d.num)
 		return -1
 	}

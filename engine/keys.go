@@ -276,7 +276,7 @@ func (d DB) FlushExpiring(at int64) {
 // the key's shard locked: it must not call back into the engine and must
 // copy the key if it keeps it.
 func (d DB) Keys(pattern []byte, fn func(key []byte)) {
-	now := d.e.clock.NowMs()
+	now := d.expiryNow(d.e.clock.NowMs())
 	all := len(pattern) == 1 && pattern[0] == '*'
 	for i := d.base; i < d.base+d.e.perDB; i++ {
 		s := &d.e.shards[i]
@@ -309,7 +309,7 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 	}
 	shardIdx := int(cursor >> 32)
 	pos := int(cursor & 0xffffffff)
-	now := d.e.clock.NowMs()
+	now := d.expiryNow(d.e.clock.NowMs())
 	visited := 0
 	// Redis checks a TYPE filter by looking each key that passed the
 	// pattern up, which counts as a keyspace hit.
@@ -372,7 +372,7 @@ func (d DB) Scan(cursor uint64, count int, pattern []byte, typ Type, fn func(key
 // database is empty. Expired keys it draws are reclaimed, as Redis's
 // dbRandomKey does.
 func (d DB) RandomKey() (key []byte, ok bool) {
-	now := d.e.clock.NowMs()
+	now := d.expiryNow(d.e.clock.NowMs())
 	// Random shards first; a sparse database falls back to a full walk so
 	// a lone key is always found.
 	for try := 0; try < 64; try++ {
@@ -450,6 +450,7 @@ type transferOpts struct {
 // As in Redis, the source counts as accessed, a copy is a new object (idle
 // time 0), and COPY's read of the source is a keyspace hit or miss.
 func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) (bool, error) {
+	dd.expiryAt = sd.expiryAt // one moment for both keys, stopped or not (At)
 	si, sh := sd.locate(src)
 	di, dh := dd.locate(dst)
 	ls := sd.newLockSet()

@@ -88,7 +88,7 @@ func (d DB) markLocked(s *shard, key []byte, h uint64, w *watchedGen) WatchMark 
 		m.gen = w.gen
 	}
 	slot := s.lookup(key, h)
-	if slot < 0 || s.isExpired(&s.entries[slot], d.e.clock.NowMs()) {
+	if slot < 0 || s.isExpired(&s.entries[slot], d.expiryNow(d.e.clock.NowMs())) {
 		return m
 	}
 	en := &s.entries[slot]

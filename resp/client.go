@@ -22,7 +22,10 @@ type Client struct {
 	parser *Parser
 	w      Writer
 	db     engine.DB
-	events engine.EventQueue // keyspace events for after the command's own (notify.go)
+	// expiryAt is the moment key expiry is judged at while a transaction
+	// or script runs (stopExpiry); 0 otherwise.
+	expiryAt int64
+	events   engine.EventQueue // keyspace events for after the command's own (notify.go)
 	// authenticated is false until AUTH/HELLO succeeds when requirepass is
 	// set at connect time.
 	authenticated bool
@@ -104,9 +107,25 @@ func newClient(f *Frontend, p server.Peer) *Client {
 // selectDB switches the client's database.
 func (c *Client) selectDB(n int) {
 	noTouch := c.db.NoTouch
-	c.db = c.fe.eng.DB(n).WithEvents(&c.events)
+	c.db = c.fe.eng.DB(n).WithEvents(&c.events).At(c.expiryAt)
 	c.db.NoTouch = noTouch
 	c.dbNum.Store(int32(n))
+}
+
+// stopExpiry judges key expiry at one moment, now, until the returned
+// func runs (EXEC, a script: engine.DB.At says why); a SELECT in between
+// keeps it. Nested, the outer moment holds, as Redis's call() keeps the
+// time of the outermost command.
+func (c *Client) stopExpiry() (restart func()) {
+	if c.expiryAt != 0 {
+		return func() {}
+	}
+	c.expiryAt = c.nowMs()
+	c.db = c.db.At(c.expiryAt)
+	return func() {
+		c.expiryAt = 0
+		c.db = c.db.At(0)
+	}
 }
 
 // serve parses and runs every complete command in in, appending replies to

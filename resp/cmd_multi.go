@@ -115,6 +115,7 @@ func cmdExec(c *Client, _ [][]byte) {
 	}
 	c.tx = nil
 	c.exclusive(func() {
+		defer c.stopExpiry()()
 		intact := c.watchIntact()
 		c.unwatch()
 		if !intact {

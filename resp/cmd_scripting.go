@@ -256,7 +256,10 @@ type scriptHost struct {
 func (c *Client) newScriptHost(flags scripting.Flags, ro bool) *scriptHost {
 	sc := &Client{fe: c.fe, peer: c.peer, id: c.id, created: c.created, authenticated: true, inExclusive: true}
 	sc.events.Origin = c.id // after a SELECT too, the caller's writes
-	sc.db = c.db
+	// A script judges expiry at its start, inside a transaction too
+	// (Redis's scriptTimeSnapshot comes before the transaction's time).
+	sc.expiryAt = c.nowMs()
+	sc.db = c.db.At(sc.expiryAt)
 	sc.dbNum.Store(c.dbNum.Load())
 	compat := flags&scripting.FlagEvalCompat != 0
 	return &scriptHost{
