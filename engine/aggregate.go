@@ -70,6 +70,9 @@ func (s *shardData) dropAgg(slot int) {
 	}
 	delete(s.aggs, uint32(slot))
 	s.account(-a.memSize())
+	if _, ok := a.(*stream); ok {
+		s.streamDropped = true
+	}
 }
 
 // AggregateOp is what a command does to an aggregate under its shard lock.

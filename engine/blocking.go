@@ -66,6 +66,11 @@ type Waiter struct {
 	// (XREADGROUP's PEL). A waiter it declines stays queued, and serving
 	// goes on with the next one.
 	offer func(key []byte, a aggregate) (served, changed bool)
+	// gone, set for XREADGROUP, answers the waiter when its key stopped
+	// being a stream (deleted, overwritten, flushed, swapped away): the
+	// group it reads from went with it, and Redis unblocks such clients
+	// at once instead of waiting for an XADD that could only fail.
+	gone func()
 	// popClass and popEvent name what a hand-off does to the key, for the
 	// keyspace notification ("lpop", "zpopmin"…).
 	popClass Class
@@ -218,6 +223,11 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		return
 	}
 	slot := d.find(s, key, h, now)
+	if slot < 0 || s.entries[slot].typ != TypeStream {
+		if q = d.serveGoneLocked(s, key); q == nil {
+			return
+		}
+	}
 	if slot < 0 {
 		return
 	}
@@ -286,6 +296,63 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		d.e.newVersion(&s.shardData, en)
 		d.e.onWrite(&s.shardData, en, now)
 		r = next
+	}
+}
+
+// serveGoneLocked answers the XREADGROUP waiters of key, which is no
+// longer a stream, as Redis's unblockDeletedStreamReadgroupClients: first
+// blocked first, other waiters left queued. It returns the key's queue
+// afterwards (nil once empty). The shard is locked.
+func (d DB) serveGoneLocked(s *shard, key []byte) *waitQueue {
+	q := s.waiters[string(key)]
+	for r := q.head; r != nil; {
+		next := r.next
+		w := r.w
+		if w.gone == nil {
+			r = next
+			continue
+		}
+		w.mu.Lock()
+		ok := w.state == waiting
+		if ok {
+			w.gone()
+			w.state = served
+		}
+		w.mu.Unlock()
+		s.unlinkWaiter(r)
+		if ok {
+			d.wakeLater(w.wake)
+		}
+		r = next
+	}
+	return s.waiters[string(key)]
+}
+
+// serveDroppedStreams is run as the shard unlocks after a stream left it
+// (DEL, an overwrite, expiry, eviction, a flush): the XREADGROUP waiters
+// of keys that are no longer streams are answered (serveGoneLocked),
+// after the whole operation as Redis does after the command, so a key
+// replaced by another stream (RENAME, RESTORE REPLACE) is left to the
+// operation's own serving, which checks the group.
+func (s *shard) serveDroppedStreams() {
+	d := s.eng.DB(s.db)
+	now := s.eng.clock.NowMs()
+	for key, q := range s.waiters {
+		hasGone := false
+		for r := q.head; r != nil && !hasGone; r = r.next {
+			hasGone = r.w.gone != nil
+		}
+		if !hasGone {
+			continue
+		}
+		k := []byte(key)
+		if d.e.gate.deferServe(d.num, k) {
+			continue
+		}
+		if slot := d.find(s, k, q.head.h, now); slot >= 0 && s.entries[slot].typ == TypeStream {
+			continue
+		}
+		d.serveGoneLocked(s, k)
 	}
 }
 

@@ -243,6 +243,9 @@ func (d DB) flush() {
 			s.changed(int64(s.keys))
 		}
 		s.reset()
+		// The streams went without dropAgg: let unlock look at the
+		// XREADGROUP waiters.
+		s.streamDropped = len(s.waiters) > 0
 		s.unlock()
 	}
 }

@@ -44,6 +44,12 @@ func (s *shard) lockNoCapture() { s.mu.Lock() }
 // where no operation holds slots or entry pointers any more: a slot number
 // or *entry taken under the lock is stale after unlock.
 func (s *shard) unlock() {
+	if s.streamDropped {
+		if len(s.waiters) > 0 {
+			s.serveDroppedStreams()
+		}
+		s.streamDropped = false
+	}
 	if s.keys == 0 {
 		if s.mem != 0 {
 			s.reset()
@@ -99,6 +105,10 @@ type shardData struct {
 	// the counts.
 	db   int
 	seed maphash.Seed // the engine's hash seed, to rehash keys as the index grows
+	// streamDropped: a stream left a slot (removed, replaced) under the
+	// current lock; unlock then answers the XREADGROUP clients blocked on
+	// keys that are no longer streams (blocking.go).
+	streamDropped bool
 	// origin is the connection whose operation holds the shard's lock,
 	// for the change hook (track.go); 0 when none or unknown.
 	origin uint64

@@ -388,6 +388,9 @@ func (d DB) XRead(a *XReadArgs, w *Waiter) ([]StreamReadResult, error) {
 			}
 			return d.serveStreamWaiter(w, ag.(*stream), a, i, ids[i])
 		}
+		if a.Group != nil {
+			w.gone = func() { w.result = &StreamWaitResult{Err: ErrStreamKeyGone} }
+		}
 		for i := range a.Keys {
 			tx.register(i, w)
 		}

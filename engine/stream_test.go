@@ -146,3 +146,47 @@ func TestStreamCopyIsDeep(t *testing.T) {
 		t.Fatalf("used memory %d", used)
 	}
 }
+
+// TestXReadGroupWaiterKeyGone: a blocked XREADGROUP is answered
+// ErrStreamKeyGone when its key is deleted, overwritten or flushed; a
+// blocked XREAD on the same key keeps waiting.
+func TestXReadGroupWaiterKeyGone(t *testing.T) {
+	for _, gone := range []struct {
+		name string
+		do   func(d DB)
+	}{
+		{"delete", func(d DB) { d.Delete(bs("s")) }},
+		{"overwrite", func(d DB) { mustSet(t, d, "s", "v", SetOptions{}) }},
+		{"flush", func(d DB) { d.Flush() }},
+	} {
+		t.Run(gone.name, func(t *testing.T) {
+			e, _ := newTestEngine(t, 2)
+			d := e.DB(0)
+			if err := d.XGroupCreate(bs("s"), bs("g"), XGroupID{Dollar: true}, true, -1); err != nil {
+				t.Fatal(err)
+			}
+			group, plain := newTestWaiter(e), newTestWaiter(e)
+			ga := &XReadArgs{Keys: [][]byte{bs("s")}, IDs: []XReadID{{Kind: XReadNew}}, Group: bs("g"), Consumer: bs("c")}
+			if res, err := d.XRead(ga, group.Waiter); res != nil || err != nil {
+				t.Fatalf("XREADGROUP did not block: %v %v", res, err)
+			}
+			pa := &XReadArgs{Keys: [][]byte{bs("s")}, IDs: []XReadID{{Kind: XReadDollar}}}
+			if res, err := d.XRead(pa, plain.Waiter); res != nil || err != nil {
+				t.Fatalf("XREAD did not block: %v %v", res, err)
+			}
+			gone.do(d)
+			r := group.StreamResult()
+			if r == nil || r.Err != ErrStreamKeyGone || group.wakes.Load() != 1 {
+				t.Fatalf("XREADGROUP waiter after %s: %+v, %d wakes", gone.name, r, group.wakes.Load())
+			}
+			if plain.StreamResult() != nil || plain.wakes.Load() != 0 {
+				t.Fatalf("XREAD waiter answered after %s", gone.name)
+			}
+			group.Done()
+			plain.Cancel()
+			if n := e.Waiting(); n != 0 {
+				t.Fatalf("%d waits left", n)
+			}
+		})
+	}
+}

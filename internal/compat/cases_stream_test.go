@@ -272,6 +272,67 @@ var streamGroupBlockScenarios = []blockScenario{
 	{name: "xreadgroup group destroyed", conns: 2, steps: []blockStep{
 		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "XGROUP DESTROY s g"), bRead(1),
 	}},
+	// A blocked XREADGROUP whose key stops being a stream is answered at
+	// once, after the command that did it (Redis's
+	// unblockDeletedStreamReadgroupClients); a blocked XREAD on the same
+	// key keeps waiting.
+	{name: "xreadgroup key deleted", conns: 4, steps: []blockStep{
+		bDo(0, "CONFIG RESETSTAT"), bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1),
+		bSend(2, "XREAD BLOCK 0 STREAMS s $"), bBlocked(2), bSend(3, "XREADGROUP GROUP g b BLOCK 0 STREAMS s >"), bBlocked(3),
+		bDo(0, "DEL s"), bRead(1), bRead(3), bBlocked(1), bDo(0, "XADD s 1-1 f v"), bRead(2), bDo(0, "INFO errorstats"),
+	}},
+	{name: "xreadgroup key overwritten", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "SET s v"), bRead(1), bDo(0, "TYPE s"),
+	}},
+	{name: "xreadgroup key unlinked among several", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bDo(0, "XGROUP CREATE t g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s t > >"), bBlocked(1),
+		bDo(0, "UNLINK t"), bRead(1), bDo(0, "XADD s 1-1 f v"), bDo(0, "XPENDING s g"),
+	}},
+	{name: "xreadgroup flushall", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "FLUSHALL"), bRead(1), bBlocked(0),
+	}},
+	{name: "xreadgroup flushdb", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "FLUSHDB"), bRead(1), bBlocked(0),
+	}},
+	{name: "xreadgroup other db flushed", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "SELECT 1"), bDo(0, "FLUSHDB"),
+		bDo(0, "DEL s"), bBlocked(1), bDo(0, "SELECT 0"), bDo(0, "XADD s 1-1 f v"), bRead(1),
+	}},
+	{name: "xreadgroup key renamed away", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "RENAME s t"), bRead(1), bDo(0, "XINFO GROUPS t"),
+	}},
+	{name: "xreadgroup key moved away", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "MOVE s 1"), bRead(1),
+	}},
+	{name: "xreadgroup key replaced by a stream without the group", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bDo(0, "XADD t 1-1 f v"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "RENAME t s"), bRead(1),
+	}},
+	{name: "xreadgroup key replaced by a stream with the group", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bDo(0, "XADD t 1-1 f v"), bDo(0, "XGROUP CREATE t g 0"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1),
+		bDo(0, "COPY t s REPLACE"), bRead(1), bDo(0, "XPENDING s g"),
+	}},
+	{name: "xreadgroup key swapped away", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "SWAPDB 0 1"), bRead(1), bDo(0, "SWAPDB 0 1"),
+	}},
+	{name: "xreadgroup key swapped for a list", conns: 2, steps: []blockStep{
+		bDo(0, "SELECT 1"), bDo(0, "LPUSH s e1"), bDo(0, "SELECT 0"), bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1),
+		bDo(0, "SWAPDB 0 1"), bRead(1), bDo(0, "TYPE s"), bDo(0, "SWAPDB 0 1"),
+	}},
+	{name: "xreadgroup key deleted and recreated in multi", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1),
+		bDo(0, "MULTI"), bDo(0, "DEL s"), bDo(0, "XADD s 1-1 f v"), bDo(0, "EXEC"), bRead(1),
+	}},
+	{name: "xreadgroup key deleted and group recreated in multi", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1),
+		bDo(0, "MULTI"), bDo(0, "DEL s"), bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bDo(0, "EXEC"), bBlocked(1), bDo(0, "XADD s 1-1 f v"), bRead(1),
+	}},
+	{name: "xreadgroup key deleted by a script", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1),
+		bSendRaw(0, cmd("EVAL", "redis.call('DEL','s') redis.call('SADD','s','m')", "1", "s")), bRead(0), bRead(1),
+	}},
+	{name: "xreadgroup key expires", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "PEXPIRE s 20"), bRead(1), bDo(0, "EXISTS s"),
+	}},
 	{name: "xreadgroup timeout", conns: 2, steps: []blockStep{
 		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 30 STREAMS s >"), bRead(1), bDo(0, "XINFO CONSUMERS s g"),
 	}},
