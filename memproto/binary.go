@@ -277,7 +277,9 @@ func (s *session) execBinary(r *binRequest) {
 		s.fe.eng.FreeMemory()
 	}
 	s.monitorBinary(r) // MONITOR (monitor.go)
+	start := slowlogStart()
 	r.op.run(s, r)
+	s.slowlogBinary(r, start) // SLOWLOG (slowlog.go)
 	if s.nreq++; s.nreq%reqsPerEvent == 0 {
 		s.flush()
 	}

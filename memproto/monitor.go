@@ -33,9 +33,15 @@ func (s *session) monitorBinary(r *binRequest) {
 	if !s.fe.mon.Active() || r.op.cmd == nil {
 		return
 	}
+	s.fe.mon.Publish(0, s.peer.RemoteAddr(), shownBinaryArgs(r), nil)
+}
+
+// shownBinaryArgs is how MONITOR and the slow log show a binary request:
+// its opcode's text command and its key.
+func shownBinaryArgs(r *binRequest) [][]byte {
 	args := [][]byte{[]byte("mc:" + r.op.cmd.name)}
 	if len(r.key) > 0 {
 		args = append(args, r.key)
 	}
-	s.fe.mon.Publish(0, s.peer.RemoteAddr(), args, nil)
+	return args
 }

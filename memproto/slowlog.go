@@ -8,7 +8,10 @@ import (
 // process's one slow log (services.Slowlog), which SLOWLOG GET on the
 // Redis port reads: the command as "mc:<name>" followed by the request
 // line's other tokens (a retrieval's every key), as MONITOR shows them;
-// the data block is not logged. session.exec calls slowlogRecord.
+// the data block is not logged. A binary request is logged as its
+// opcode's text command and its key, as MONITOR shows it; one with no text
+// command (Noop, Version's reply aside, SASL) is not. session.exec calls
+// slowlogRecord, execBinary slowlogBinary.
 
 // slowlogRecord logs r, which began at start, if it ran and was slow.
 func (s *session) slowlogRecord(r *Request, start time.Time) {
@@ -20,6 +23,19 @@ func (s *session) slowlogRecord(r *Request, start time.Time) {
 		return
 	}
 	s.fe.slow.Add(shownArgs(r), usec, s.peer.RemoteAddr(), "")
+}
+
+// slowlogBinary logs the binary request r, which began at start, if it
+// ran and was slow.
+func (s *session) slowlogBinary(r *binRequest, start time.Time) {
+	if r.op == nil || r.op.cmd == nil {
+		return
+	}
+	usec := time.Since(start).Microseconds()
+	if !s.fe.slow.Slower(usec) {
+		return
+	}
+	s.fe.slow.Add(shownBinaryArgs(r), usec, s.peer.RemoteAddr(), "")
 }
 
 // slowlogStart is when a request begins, for slowlogRecord.

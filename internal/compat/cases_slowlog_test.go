@@ -2,6 +2,7 @@ package compat
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"strconv"
@@ -224,6 +225,33 @@ func TestSlowlogMemcached(t *testing.T) {
 			t.Fatalf("memcached reply %q %v, want %q", line, err, want)
 		}
 	}
+	// Binary requests too, as their opcode's text command and their key.
+	bin, err := net.DialTimeout("tcp", sutMemc, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bin.Close()
+	bin.SetDeadline(time.Now().Add(5 * time.Second))
+	frame := func(op byte, key, extras, value string) []byte {
+		h := make([]byte, 24)
+		h[0], h[1] = 0x80, op
+		binary.BigEndian.PutUint16(h[2:], uint16(len(key)))
+		h[4] = byte(len(extras))
+		binary.BigEndian.PutUint32(h[8:], uint32(len(extras)+len(key)+len(value)))
+		return append(h, extras+key+value...)
+	}
+	bin.Write(frame(0x01, "binslow", "\x00\x00\x00\x00\x00\x00\x00\x00", "v")) // SET
+	bin.Write(frame(0x00, "binslow", "", ""))                                  // GET
+	br := bufio.NewReader(bin)
+	for i := 0; i < 2; i++ { // both replies: the requests ran
+		h := make([]byte, 24)
+		if _, err := ioReadFull(br, h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ioReadFull(br, make([]byte, binary.BigEndian.Uint32(h[8:]))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	conn, err := net.DialTimeout("tcp", sutRedis, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +276,7 @@ func TestSlowlogMemcached(t *testing.T) {
 	for _, e := range got.elems {
 		seen = append(seen, args(e))
 	}
-	want := []string{`"mc:get" "slowkey" "otherkey"`, `"mc:set" "slowkey" "5" "0" "3"`}
+	want := []string{`"mc:get" "binslow"`, `"mc:set" "binslow"`, `"mc:get" "slowkey" "otherkey"`, `"mc:set" "slowkey" "5" "0" "3"`}
 	var mcSeen []string
 	for _, s := range seen {
 		if strings.HasPrefix(s, `"mc:`) {
