@@ -52,7 +52,7 @@ func FuzzReader(f *testing.F) {
 				if rec == nil || rec.Kind < KindKey || rec.Kind > KindResizeDB {
 					t.Fatalf("bad record %+v", rec)
 				}
-				if rec.Kind == KindKey && (rec.Type < String || rec.Type > ZSet) {
+				if rec.Kind == KindKey && (rec.Type < String || rec.Type > StreamType) {
 					t.Fatalf("bad type %v", rec.Type)
 				}
 			}
