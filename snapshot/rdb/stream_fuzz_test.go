@@ -91,7 +91,6 @@ func streamInvariants(v *Value) string {
 	return ""
 }
 
-
 // FuzzStreamDecode drives the stream decoder (RDB types 19 and 15, and
 // the listpacks of their nodes) through DUMP payloads, seeded with
 // redis-server's and Tandem's encodings: no input makes it panic or fail
