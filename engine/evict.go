@@ -414,51 +414,85 @@ func (e *Engine) evictOne(cfg *Eviction) bool {
 // sample looks at cfg.Samples random keys (of the policy's kind) and adds
 // them to the pool. It reports whether it reclaimed expired keys (memory
 // freed without evicting) and whether it saw any candidate.
+//
+// Random shards and slots find keys fast in a full keyspace; in a sparse
+// one (a few keys over thousands of shards) they may all miss, and a
+// policy that may evict would then answer OOM with keys left. So when
+// they saw nothing, a walk from a random shard looks at every slot of
+// each shard until it has its samples, as Redis's dictGetSomeKeys always
+// finds keys there are.
 func (e *Engine) sample(cfg *Eviction) (freed, seen bool) {
-	now := e.clock.NowMs()
-	tick := e.s3Tick()
-	got := 0
-	for tries := 0; got < cfg.Samples && tries < cfg.Samples*64; tries++ {
-		si := e.randomShard()
-		s := &e.shards[si]
-		s.lock()
-		n := len(s.entries)
-		if s.keys == 0 || (cfg.Policy.volatileOnly() && s.volatile == 0) {
-			s.unlock()
-			continue
-		}
-		for probe := 0; probe < 8 && got < cfg.Samples; probe++ {
-			slot := rand.IntN(n)
-			en := &s.entries[slot]
-			if en.typ == TypeNone || (cfg.Policy.volatileOnly() && s.expireAt(en) == 0) {
-				continue
-			}
-			if s.isExpired(en, now) {
-				e.reclaim(s, slot, maphash.Bytes(e.seed, s.key(en)), si/e.perDB)
-				freed = true
-				continue
-			}
-			got++
-			seen = true
-			if cfg.Policy == AllKeysRandom || cfg.Policy == VolatileRandom {
-				e.evictor.offer(1, si, s.key(en), true)
-				continue
-			}
-			// The key is read (a cache miss on its record) only for a
-			// candidate the pool takes.
-			if sc := e.score(cfg, &s.shardData, en, now, tick); e.evictor.accepts(sc) {
-				e.evictor.offer(sc, si, s.key(en), false)
-			}
-		}
-		if freed {
-			s.flushSums()
-		}
-		s.unlock()
-		if freed {
-			return true, seen
+	sm := sampling{e: e, cfg: cfg, now: e.clock.NowMs(), tick: e.s3Tick()}
+	for tries := 0; sm.got < cfg.Samples && tries < cfg.Samples*64; tries++ {
+		if sm.shard(e.randomShard(), false) {
+			return true, sm.got > 0
 		}
 	}
-	return false, seen
+	if sm.got > 0 || e.keyCount() == 0 {
+		return false, sm.got > 0
+	}
+	first := rand.IntN(len(e.shards))
+	for i := 0; i < len(e.shards) && sm.got < cfg.Samples; i++ {
+		if sm.shard((first+i)%len(e.shards), true) {
+			return true, sm.got > 0
+		}
+	}
+	return false, sm.got > 0
+}
+
+// sampling is one sample's state.
+type sampling struct {
+	e    *Engine
+	cfg  *Eviction
+	now  int64
+	tick uint32
+	got  int // candidates seen
+}
+
+// shard samples shard si: 8 random slots, or every slot with all. It
+// reports whether it reclaimed expired keys, which ends the sample.
+func (sm *sampling) shard(si int, all bool) (freed bool) {
+	e, cfg := sm.e, sm.cfg
+	s := &e.shards[si]
+	s.lock()
+	defer s.unlock()
+	n := len(s.entries)
+	if s.keys == 0 || (cfg.Policy.volatileOnly() && s.volatile == 0) {
+		return false
+	}
+	probes := 8
+	if all {
+		probes = n
+	}
+	for probe := 0; probe < probes && sm.got < cfg.Samples; probe++ {
+		slot := probe
+		if !all {
+			slot = rand.IntN(n)
+		}
+		en := &s.entries[slot]
+		if en.typ == TypeNone || (cfg.Policy.volatileOnly() && s.expireAt(en) == 0) {
+			continue
+		}
+		if s.isExpired(en, sm.now) {
+			e.reclaim(s, slot, maphash.Bytes(e.seed, s.key(en)), si/e.perDB)
+			freed = true
+			continue
+		}
+		sm.got++
+		if cfg.Policy == AllKeysRandom || cfg.Policy == VolatileRandom {
+			e.evictor.offer(1, si, s.key(en), true)
+			continue
+		}
+		// The key is read (a cache miss on its record) only for a
+		// candidate the pool takes.
+		if sc := e.score(cfg, &s.shardData, en, sm.now, sm.tick); e.evictor.accepts(sc) {
+			e.evictor.offer(sc, si, s.key(en), false)
+		}
+	}
+	if freed {
+		s.flushSums()
+	}
+	return freed
 }
 
 // score rates a sampled entry; higher is evicted first. For S3-FIFO it

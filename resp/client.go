@@ -213,6 +213,35 @@ func (c *Client) IdleExempt() bool {
 	return c.blocked.Load() != notBlocked || c.isPubSub() || c.isMonitor()
 }
 
+// makeRoom evicts before a command, any command, as Redis's
+// processCommand does whenever maxmemory is set (so a read after a
+// lower maxmemory or another policy evicts too), and reports whether
+// used memory is still over the bound. A command a transaction or script
+// runs makes none (Redis's call() does not), nor one served while a
+// script is busy (isInsideYieldingLongCommand).
+func (c *Client) makeRoom() bool {
+	if c.inExclusive || c.outsideGate || c.fe.cfg.MaxMemory() <= 0 {
+		return false
+	}
+	return c.trackingEvicted(c.fe.overMemory())
+}
+
+// refusedOnOOM reports whether cmd is refused while memory is over the
+// bound: a denyoom command, an EXEC whose queue holds one, and any
+// command a transaction would queue — queuing itself takes memory — but
+// those that end it (EXEC, DISCARD, QUIT, RESET).
+func (c *Client) refusedOnOOM(cmd *Command) bool {
+	switch {
+	case cmd.Flags&FlagDenyOOM != 0:
+		return true
+	case c.tx == nil:
+		return false
+	case cmd.Internal&RunsQueue != 0:
+		return c.tx.denyOOM
+	}
+	return cmd.Internal&EndsMulti == 0
+}
+
 // exec runs one command: lookup, arity, auth, then the handler.
 func (c *Client) exec(args [][]byte) {
 	fe := c.fe
@@ -245,7 +274,7 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
-	if (cmd.Flags&FlagDenyOOM != 0 || cmd.Internal&RunsQueue != 0 && c.tx != nil && c.tx.denyOOM) && c.trackingEvicted(fe.overMemory()) {
+	if c.makeRoom() && c.refusedOnOOM(cmd) {
 		c.reject(cmd, ErrOOM)
 		return
 	}

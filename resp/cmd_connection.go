@@ -13,11 +13,11 @@ func connectionCommands() []*Command {
 	return []*Command{
 		{Name: "ping", Arity: -1, Flags: FlagFast, Internal: AllowedSubscribed | RefusedOnMisconf, Group: "connection", Since: "1.0.0", Summary: "Ping the server", Run: cmdPing},
 		{Name: "echo", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, Group: "connection", Since: "1.0.0", Summary: "Echo the given string", Run: cmdEcho},
-		{Name: "quit", Arity: -1, Flags: FlagAllowBusy | FlagNoAuth | FlagFast | FlagNoScript | FlagLoading | FlagStale, Internal: RunsInMulti | AllowedSubscribed, Group: "connection", Since: "1.0.0", Summary: "Close the connection", Run: cmdQuit},
+		{Name: "quit", Arity: -1, Flags: FlagAllowBusy | FlagNoAuth | FlagFast | FlagNoScript | FlagLoading | FlagStale, Internal: RunsInMulti | AllowedSubscribed | EndsMulti, Group: "connection", Since: "1.0.0", Summary: "Close the connection", Run: cmdQuit},
 		{Name: "auth", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy, Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server", Run: cmdAuth},
 		{Name: "hello", Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy, Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis", Run: cmdHello},
 		{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, Group: "connection", Since: "1.0.0", Summary: "Change the selected database for the current connection", Run: cmdSelect},
-		{Name: "reset", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy, Internal: RunsInMulti | AllowedSubscribed, Group: "connection", Since: "6.2.0", Summary: "Reset the connection", Run: cmdReset},
+		{Name: "reset", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy, Internal: RunsInMulti | AllowedSubscribed | EndsMulti, Group: "connection", Since: "6.2.0", Summary: "Reset the connection", Run: cmdReset},
 		{Name: "client", Arity: -2, Group: "connection", Since: "2.4.0", Summary: "A container for client connection commands", Subcommands: clientSubcommands()},
 	}
 }

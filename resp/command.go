@@ -92,6 +92,10 @@ const (
 	// register (EVAL_RO, EVALSHA_RO, FCALL_RO: their scripts' reads
 	// register them), as Redis's call() excepts evalRoCommand….
 	NotTracked
+	// EndsMulti: ends a transaction (EXEC, DISCARD, QUIT, RESET), and so
+	// is not refused when memory is over the bound, where every command
+	// a transaction would queue is (processCommand's reject_cmd_on_oom).
+	EndsMulti
 )
 
 // Command is one entry of the command table: everything Redis declares

@@ -26,6 +26,8 @@ func TestInternalFlags(t *testing.T) {
 			"denyoom by its queue; a refusal is EXECABORT"},
 		{NotTracked, "NotTracked", []string{"eval_ro", "evalsha_ro", "fcall_ro"},
 			"read-only, but client tracking registers its scripts' reads instead"},
+		{EndsMulti, "EndsMulti", []string{"discard", "exec", "quit", "reset"},
+			"not refused over maxmemory inside MULTI"},
 	}
 	var all InternalFlag
 	table := NewTable(commandFamilies()...)
