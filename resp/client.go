@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/stripe"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/users"
 )
@@ -93,7 +94,7 @@ type Client struct {
 func newClient(f *Frontend, p server.Peer) *Client {
 	c := &Client{fe: f, peer: p, id: p.ID(), created: time.Now()}
 	c.events.Origin = c.id // its writes are its own, for tracking's NOLOOP
-	c.stripe = uint8(c.id % statStripes)
+	c.stripe = stripe.Of(c.id)
 	c.parser = NewParser(Limits{MaxBulkLen: f.cfg.ProtoMaxBulkLen()})
 	c.w.Proto = 2
 	c.proto.Store(2)
@@ -191,8 +192,8 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 		}
 	}
 	c.events.Flush() // events of a blocking command that finished
-	c.fe.stats.netInput.add(c.stripe, int64(consumed))
-	c.fe.stats.netOutput.add(c.stripe, int64(len(c.w.Buf)-len(out)))
+	c.fe.stats.netInput.Add(c.stripe, int64(consumed))
+	c.fe.stats.netOutput.Add(c.stripe, int64(len(c.w.Buf)-len(out)))
 	return consumed, c.w.Buf, c.closeAfter
 }
 

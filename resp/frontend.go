@@ -10,6 +10,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/protect"
+	"github.com/tandemkv/tandem/internal/stripe"
 	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/monitor"
 	"github.com/tandemkv/tandem/pubsub"
@@ -100,14 +101,20 @@ type Frontend struct {
 	mon *monitor.Feed // MONITOR (cmd_monitor.go), shared with the memcached port
 
 	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
+
+	io server.IOStats // the server counts this port's reads, writes and reply buffer resizes here
 }
+
+// IOStats implements server.IOCounted: INFO stats' total_reads_processed,
+// total_writes_processed and reply_buffer_expands/shrinks.
+func (f *Frontend) IOStats() *server.IOStats { return &f.io }
 
 // frontendStats feed INFO stats.
 type frontendStats struct {
 	connections, rejectedConns atomic.Int64
 	errorReplies               atomic.Int64
 	// added to by every command or read, in copies (stats.go)
-	commands, netInput, netOutput stripedCount
+	commands, netInput, netOutput stripe.Count
 }
 
 // New returns the Redis front-end over o.Services, its command table built

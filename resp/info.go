@@ -183,14 +183,15 @@ func (f *Frontend) configFile() string {
 	return f.cfg.ConfigFile()
 }
 
-// buildID is a stable 16-hex-digit id of Tandem's version (redis_build_id).
+// buildID is a stable hex id of Tandem's version (redis_build_id), printed
+// as Redis's "%llx": without leading zeros.
 func buildID(version string) string {
 	h := uint64(14695981039346656037) // FNV-1a
 	for i := 0; i < len(version); i++ {
 		h ^= uint64(version[i])
 		h *= 1099511628211
 	}
-	return fmt.Sprintf("%016x", h)
+	return strconv.FormatUint(h, 16)
 }
 
 // osName is uname's "sysname release machine", as Redis prints it.
@@ -328,7 +329,7 @@ func (r *rateSampler) reset(now time.Time) {
 func (f *Frontend) infoStats(b *infoBuilder) {
 	st := &f.stats
 	es := f.eng.Stats()
-	cmds, in, out := st.commands.load(), st.netInput.load(), st.netOutput.load()
+	cmds, in, out := st.commands.Load(), st.netInput.Load(), st.netOutput.Load()
 	ops, inKbps, outKbps := f.rates.sample(b.now, f.started, cmds, in, out)
 	b.int("total_connections_received", st.connections.Load())
 	b.int("total_commands_processed", cmds)
@@ -374,8 +375,13 @@ func (f *Frontend) infoStats(b *infoBuilder) {
 	b.field("unexpected_error_replies", "0")
 	b.int("total_error_replies", st.errorReplies.Load())
 	b.field("dump_payload_sanitizations", "0")
+	// Counted by the server for this port's connections (server.IOStats).
+	b.int("total_reads_processed", f.io.Reads.Load())
+	b.int("total_writes_processed", f.io.Writes.Load())
 	b.field("io_threaded_reads_processed", "0")
 	b.field("io_threaded_writes_processed", "0")
+	b.int("reply_buffer_shrinks", f.io.ReplyShrinks.Load())
+	b.int("reply_buffer_expands", f.io.ReplyExpands.Load())
 }
 
 func (f *Frontend) infoReplication(b *infoBuilder) {
@@ -403,6 +409,13 @@ func (f *Frontend) infoCPU(b *infoBuilder) {
 	b.field("used_cpu_user", tv(self.Utime))
 	b.field("used_cpu_sys_children", tv(children.Stime))
 	b.field("used_cpu_user_children", tv(children.Utime))
+	// Redis's main thread runs its event loop. Tandem's event loops are
+	// goroutines the Go scheduler moves between threads (gnet's loops are
+	// not locked to one), so no thread's own usage (RUSAGE_THREAD) is
+	// theirs: these are the process's, which is the CPU of every thread
+	// that ran a loop (and of the runtime's own work beside them).
+	b.field("used_cpu_sys_main_thread", tv(self.Stime))
+	b.field("used_cpu_user_main_thread", tv(self.Utime))
 }
 
 // forEachCommand visits every command of the table, each container
@@ -498,9 +511,10 @@ func (f *Frontend) resetStats(now time.Time) {
 	} {
 		c.Store(0)
 	}
-	st.commands.reset()
-	st.netInput.reset()
-	st.netOutput.reset()
+	st.commands.Reset()
+	st.netInput.Reset()
+	st.netOutput.Reset()
+	f.io.Reset()
 	f.errMu.Lock()
 	clear(f.errorCodes)
 	f.errMu.Unlock()

@@ -157,3 +157,45 @@ func TestErrorCode(t *testing.T) {
 		}
 	}
 }
+
+// INFO stats reports the counts the server keeps in the front-end's
+// IOStats, and CONFIG RESETSTAT zeroes them, as Redis's resetServerStats.
+func TestInfoIOStats(t *testing.T) {
+	env := newTestEnv(t)
+	c := env.client()
+	io := env.fe.IOStats()
+	io.Reads.Add(0, 7)
+	io.Reads.Add(5, 2)
+	io.Writes.Add(3, 4)
+	io.CountReplyResize(1, 16, 64, false)
+	io.CountReplyResize(2, 16, 2<<20, true)
+	io.CountReplyResize(2, 0, 64, false) // a new buffer: no expansion
+	f := infoFieldMap(bulkText(t, c.do("INFO", "stats")))
+	for k, want := range map[string]string{
+		"total_reads_processed": "9", "total_writes_processed": "4",
+		"reply_buffer_expands": "2", "reply_buffer_shrinks": "1",
+		"io_threaded_reads_processed": "0",
+	} {
+		if f[k] != want {
+			t.Errorf("INFO %s = %q, want %q", k, f[k], want)
+		}
+	}
+	c.do("CONFIG", "RESETSTAT")
+	f = infoFieldMap(bulkText(t, c.do("INFO", "stats")))
+	for _, k := range []string{"total_reads_processed", "total_writes_processed", "reply_buffer_expands", "reply_buffer_shrinks"} {
+		if f[k] != "0" {
+			t.Errorf("after RESETSTAT, INFO %s = %q", k, f[k])
+		}
+	}
+	// The main thread's CPU is the process's (info.go says why).
+	f = infoFieldMap(bulkText(t, c.do("INFO", "cpu")))
+	for _, k := range []string{"used_cpu_sys_main_thread", "used_cpu_user_main_thread"} {
+		whole, frac, ok := strings.Cut(f[k], ".")
+		if _, err := strconv.ParseUint(whole+frac, 10, 64); err != nil || !ok || len(frac) != 6 {
+			t.Errorf("INFO %s = %q, want seconds with 6 decimals", k, f[k])
+		}
+	}
+	if f["used_cpu_user_main_thread"] != f["used_cpu_user"] || f["used_cpu_sys_main_thread"] != f["used_cpu_sys"] {
+		t.Errorf("main thread CPU %s/%s, process %s/%s", f["used_cpu_user_main_thread"], f["used_cpu_sys_main_thread"], f["used_cpu_user"], f["used_cpu_sys"])
+	}
+}

@@ -233,7 +233,7 @@ func (s *subscriber) begin(out []byte) ([]byte, bool) {
 	n := len(out)
 	out = s.takeLocked(out)
 	s.mu.Unlock()
-	s.c.fe.stats.netOutput.add(s.c.stripe, int64(len(out)-n))
+	s.c.fe.stats.netOutput.Add(s.c.stripe, int64(len(out)-n))
 	return out, true
 }
 
@@ -246,7 +246,7 @@ func (s *subscriber) end(out []byte) []byte {
 	out = s.takeLocked(out)
 	s.busy = false
 	s.mu.Unlock()
-	s.c.fe.stats.netOutput.add(s.c.stripe, int64(len(out)-n))
+	s.c.fe.stats.netOutput.Add(s.c.stripe, int64(len(out)-n))
 	if s.counts.Total() == 0 && !s.monitoring {
 		s.active = false
 	}

@@ -3,55 +3,25 @@ package resp
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/stripe"
 )
 
 // Counters every command adds to: INFO commandstats, and the totals of
-// INFO stats. One copy shared by every client made event loops running the
-// same command take turns at its cache line on every call (the engine's
-// shared counters showed that at 8 % of SET's time, engine/tally.go), so
-// each counter has statStripes copies on cache lines of their own, a
-// client adds to the copy its id picks, and INFO adds them up.
-
-// statStripes is the copies of each counter: enough that event loops
-// (one per core) seldom share one.
-const statStripes = 8
-
-// cacheLine is what each copy is padded to.
-const cacheLine = 64
-
-// stripedCount is a counter in statStripes copies.
-type stripedCount [statStripes]struct {
-	n atomic.Int64
-	_ [cacheLine - 8]byte
-}
-
-func (s *stripedCount) add(stripe uint8, n int64) { s[stripe].n.Add(n) }
-
-func (s *stripedCount) load() int64 {
-	var n int64
-	for i := range s {
-		n += s[i].n.Load()
-	}
-	return n
-}
-
-func (s *stripedCount) reset() {
-	for i := range s {
-		s[i].n.Store(0)
-	}
-}
+// INFO stats, in copies per stripe (internal/stripe): a client adds to the
+// copy its id picks, and INFO adds them up.
 
 // commandStats feed INFO commandstats: one command's counters, in
-// statStripes copies.
-type commandStats [statStripes]struct {
+// stripe.N copies.
+type commandStats [stripe.N]struct {
 	calls, usec, rejected, failed atomic.Int64
-	_                             [cacheLine - 32]byte
+	_                             [stripe.CacheLine - 32]byte
 }
 
 // commandTotals is one command's counters, added up.
 type commandTotals struct{ calls, usec, rejected, failed int64 }
 
-func (s *commandStats) rejectedOne(stripe uint8) { s[stripe].rejected.Add(1) }
+func (s *commandStats) rejectedOne(st uint8) { s[st].rejected.Add(1) }
 
 func (s *commandStats) totals() commandTotals {
 	var t commandTotals
@@ -87,7 +57,7 @@ func statNow() time.Duration { return time.Since(statEpoch) }
 func (c *Client) countRun(cmd *Command, args [][]byte, start time.Duration, reply []byte) {
 	st := &cmd.stats[c.stripe]
 	st.calls.Add(1)
-	c.fe.stats.commands.add(c.stripe, 1) // as Redis: executed commands only, counted after they ran
+	c.fe.stats.commands.Add(c.stripe, 1) // as Redis: executed commands only, counted after they ran
 	usec := (statNow() - start).Microseconds()
 	st.usec.Add(usec)
 	if args != nil && c.blk == nil {

@@ -192,7 +192,7 @@ func (c *Client) trackingServeBegin(out []byte) []byte {
 		out = b.takeInto(out)
 	}
 	b.mu.Unlock()
-	c.fe.stats.netOutput.add(c.stripe, int64(len(out)-n))
+	c.fe.stats.netOutput.Add(c.stripe, int64(len(out)-n))
 	return out
 }
 
@@ -212,7 +212,7 @@ func (c *Client) trackingServeEnd(out []byte) []byte {
 	}
 	b.busy = false
 	b.mu.Unlock()
-	c.fe.stats.netOutput.add(c.stripe, int64(len(out)-n))
+	c.fe.stats.netOutput.Add(c.stripe, int64(len(out)-n))
 	return out
 }
 

@@ -29,7 +29,10 @@ type lineFrontend struct {
 	closed      chan uint64       // the id of every Closed session, if there is room
 	serves      chan int          // len(in) of every Serve call, when tracing
 	trace       atomic.Bool
+	io          IOStats // the server counts every test connection's I/O
 }
+
+func (f *lineFrontend) IOStats() *IOStats { return &f.io }
 
 func newLineFrontend(tag string) *lineFrontend {
 	return &lineFrontend{

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+
+	"github.com/tandemkv/tandem/internal/stripe"
 )
 
 // Frontend is a protocol served on a listener.
@@ -242,6 +244,12 @@ type conn struct {
 	paced, pauseAsked, paused bool
 	resumeBelow               int
 	iov                       [][]byte // c.write's pieces, reused
+	// io is the front-end's socket counters (nil when it keeps none),
+	// stripe the copy this connection adds to; bufs is what CLIENT LIST
+	// reads of its buffers (iostats.go).
+	io     *IOStats
+	stripe uint8
+	bufs   BufferGauge
 }
 
 // writeChunk: gnet copies what the socket does not take at once into
@@ -252,6 +260,9 @@ const writeChunk = 256 << 10
 
 // write hands b to gnet: at once if the socket takes it, else queued.
 func (c *conn) write(b []byte) error {
+	if c.io != nil {
+		c.io.Writes.Add(c.stripe, 1)
+	}
 	if len(b) <= writeChunk {
 		_, err := c.gc.Write(b)
 		return err
@@ -267,14 +278,22 @@ func (c *conn) write(b []byte) error {
 	return err
 }
 
-func (c *conn) ID() uint64                { return c.id }
-func (c *conn) RemoteAddr() string        { return c.remote }
-func (c *conn) LocalAddr() string         { return c.local }
-func (c *conn) AsyncWrite(b []byte) error { return c.gc.AsyncWrite(b, c.afterAsync) }
-func (c *conn) Wake() error               { return c.gc.Wake(nil) }
-func (c *conn) Close()                    { _ = c.gc.Close() }
-func (c *conn) FD() int                   { return c.fd }
-func (c *conn) OutboundBuffered() int     { return c.gc.OutboundBuffered() }
+func (c *conn) ID() uint64         { return c.id }
+func (c *conn) RemoteAddr() string { return c.remote }
+func (c *conn) LocalAddr() string  { return c.local }
+func (c *conn) AsyncWrite(b []byte) error {
+	if c.io != nil && len(b) > 0 {
+		c.io.Writes.Add(c.stripe, 1)
+	}
+	return c.gc.AsyncWrite(b, c.afterAsync)
+}
+
+// Buffers implements BufferReporter.
+func (c *conn) Buffers() ConnBuffers  { return c.bufs.Load(c.queued.Load()) }
+func (c *conn) Wake() error           { return c.gc.Wake(nil) }
+func (c *conn) Close()                { _ = c.gc.Close() }
+func (c *conn) FD() int               { return c.fd }
+func (c *conn) OutboundBuffered() int { return c.gc.OutboundBuffered() }
 func (c *conn) Idle() time.Duration {
 	return time.Duration(time.Now().UnixNano() - c.lastRead.Load())
 }
@@ -302,6 +321,7 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		return fe.RejectMessage(), gnet.Close
 	}
 	c := &conn{gc: gc, id: s.nextID.Add(1), local: local, remote: gc.RemoteAddr().String(), fd: gc.Fd(), counted: true, srv: s}
+	c.io, c.stripe = IOStatsOf(fe), stripe.Of(c.id)
 	c.lastRead.Store(time.Now().UnixNano())
 	gc.SetContext(c)
 	if !s.safely(c, func() { c.sess = fe.NewSession(c) }) {
@@ -320,10 +340,13 @@ func portOf(addr string) string {
 }
 
 // OnClose implements gnet.EventHandler.
-func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
+func (s *Server) OnClose(gc gnet.Conn, err error) gnet.Action {
 	c, _ := gc.Context().(*conn)
 	if c == nil {
 		return gnet.None
+	}
+	if c.io != nil && closedByRead(err) {
+		c.io.Reads.Add(c.stripe, 1) // the read that saw the peer go
 	}
 	if c.counted {
 		s.clients.Add(-1)
@@ -349,9 +372,13 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	}
 	data, _ := gc.Next(-1)
 	now := time.Now()
+	replied := 0 // bytes of replies this event wrote (the reply buffer's peak)
 	if len(data) > 0 {
 		c.lastRead.Store(now.UnixNano())
 		s.heap.note(len(data)) // may collect first when the heap is over the limit
+		if c.io != nil {
+			c.io.Reads.Add(c.stripe, 1)
+		}
 	}
 	if len(c.pending) > 0 {
 		c.pending = append(c.pending, data...)
@@ -359,6 +386,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	}
 	s.bufs.input.note(int64(max(cap(c.pending), len(data))), now)
 	defer c.account()
+	defer func() { c.bufs.Note(c.pending, cap(c.out), replied, now) }()
 	lim := s.limits.Load()
 	if c.paused {
 		if gc.OutboundBuffered() > c.resumeBelow {
@@ -375,18 +403,24 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 		n          int
 		closeAfter bool
 	)
+	capBefore := cap(c.out)
 	ok := s.safely(c, func() {
 		n, c.out, closeAfter = c.sess.Serve(data, c.out[:0])
 	})
 	if !ok || n < 0 || n > len(data) {
 		return gnet.Close // a panic, or a session that broke its contract
 	}
+	replied = len(c.out)
 	if len(c.out) > 0 {
 		if err := c.write(c.out); err != nil {
 			return gnet.Close
 		}
-		if cap(c.out) > 1<<20 {
+		capAfter, dropped := cap(c.out), cap(c.out) > maxKeptReply
+		if dropped {
 			c.out = nil // don't pin a huge reply's buffer
+		}
+		if c.io != nil {
+			c.io.CountReplyResize(c.stripe, capBefore, capAfter, dropped)
 		}
 	}
 	if closeAfter {

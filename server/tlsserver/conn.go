@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tandemkv/tandem/internal/stripe"
 	"github.com/tandemkv/tandem/server"
 )
 
@@ -44,6 +45,13 @@ type conn struct {
 	// This connection's share of the server's ClientBuffers total: its
 	// buffers (serving goroutine) and its queued output (anyone).
 	heldBufs, heldQueue atomic.Int64
+
+	// io is the front-end's socket counters (nil when it keeps none),
+	// stripe the copy this connection adds to; bufs is what CLIENT LIST
+	// reads of its buffers (server/iostats.go).
+	io     *server.IOStats
+	stripe uint8
+	bufs   server.BufferGauge
 
 	mu       sync.Mutex
 	queue    []byte // replies and messages the writer has not taken yet
@@ -89,6 +97,7 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 	c := &conn{l: l, raw: raw, tc: tc, id: id, local: raw.LocalAddr().String(), remote: raw.RemoteAddr().String(),
 		fd: fdOf(raw), kick: make(chan struct{}, 1), drained: make(chan struct{}, 1), done: make(chan struct{})}
 	c.lastRead.Store(time.Now().UnixNano())
+	c.io, c.stripe = server.IOStatsOf(l.o.Frontend), stripe.Of(id)
 	if !srv.Safely(id, c.remote, func() { c.sess = l.o.Frontend.NewSession(c) }) {
 		return
 	}
@@ -150,6 +159,9 @@ func (c *conn) serveLoop() {
 			}
 		}
 		n, err := c.tc.Read(buf)
+		if c.io != nil && (n > 0 || !isTimeout(err)) {
+			c.io.Reads.Add(c.stripe, 1) // bytes, or the end of the stream
+		}
 		if n > 0 {
 			c.lastRead.Store(time.Now().UnixNano())
 			if !c.serve(buf[:n]) {
@@ -157,8 +169,7 @@ func (c *conn) serveLoop() {
 			}
 		}
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() && !c.closing.Load() {
+			if isTimeout(err) && !c.closing.Load() {
 				// Wake's kick: clear the deadline, then look at the flag
 				// (in this order, so a Wake after the look kicks again).
 				_ = c.raw.SetReadDeadline(time.Time{})
@@ -167,6 +178,12 @@ func (c *conn) serveLoop() {
 			return
 		}
 	}
+}
+
+// isTimeout tells a Read ended by Wake's deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // serve runs the session over the pending bytes and data, as the event
@@ -181,9 +198,12 @@ func (c *conn) serve(data []byte) bool {
 		n          int
 		closeAfter bool
 	)
+	capBefore := cap(c.out)
 	ok := srv.Safely(c.id, c.remote, func() {
 		n, c.out, closeAfter = c.sess.Serve(data, c.out[:0])
 	})
+	replied := len(c.out)
+	defer func() { c.bufs.Note(c.pending, cap(c.out), replied, time.Now()) }()
 	defer c.account(max(cap(c.pending), len(data)))
 	if !ok || n < 0 || n > len(data) {
 		return false
@@ -192,8 +212,12 @@ func (c *conn) serve(data []byte) bool {
 		if c.enqueue(c.out) != nil {
 			return false
 		}
-		if cap(c.out) > 1<<20 {
+		capAfter, dropped := cap(c.out), cap(c.out) > 1<<20
+		if dropped {
 			c.out = nil
+		}
+		if c.io != nil {
+			c.io.CountReplyResize(c.stripe, capBefore, capAfter, dropped)
 		}
 	}
 	if closeAfter {
@@ -301,6 +325,9 @@ func (c *conn) writer() {
 			c.inflight = len(b)
 			c.mu.Unlock()
 			_, err := c.tc.Write(b)
+			if c.io != nil {
+				c.io.Writes.Add(c.stripe, 1)
+			}
 			c.mu.Lock()
 			c.inflight = 0
 			if cap(b) <= 1<<20 {
@@ -347,6 +374,9 @@ func (c *conn) Close() {
 func (c *conn) Idle() time.Duration {
 	return time.Duration(time.Now().UnixNano() - c.lastRead.Load())
 }
+
+// Buffers implements server.BufferReporter.
+func (c *conn) Buffers() server.ConnBuffers { return c.bufs.Load(int64(c.OutboundBuffered())) }
 
 // OutboundBuffered returns the bytes queued and being written. From any
 // goroutine.
