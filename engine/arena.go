@@ -389,6 +389,17 @@ func (s *shardData) releaseRecord(en *entry) {
 	s.account(-n)
 }
 
+// ArenaStats are the arenas' dead space and how often it was compacted.
+type ArenaStats struct {
+	DeadBytes   int64 // dead records awaiting compaction (the quick sum, as UsedMemory)
+	Compactions int64 // shard compactions since start
+}
+
+// ArenaStats reads the arenas' counters.
+func (e *Engine) ArenaStats() ArenaStats {
+	return ArenaStats{DeadBytes: e.dead.Load(), Compactions: e.stats.compactions.Load()}
+}
+
 // addDead adds to the shard's and the engine's dead record bytes.
 func (s *shardData) addDead(n int64) {
 	s.dead += n
@@ -411,6 +422,9 @@ func (s *shardData) maybeCompact(shift uint) bool {
 // compact copies the live chunk records into fresh chunks. Old chunks are
 // not written to: slices of them that readers or a snapshot hold stay valid.
 func (s *shardData) compact() {
+	if s.eng != nil {
+		s.eng.stats.compactions.Add(1)
+	}
 	old, live := s.chunks, s.arenaUsed-s.dead
 	s.account(-live) // counted again as the records are copied
 	s.addDead(-s.dead)

@@ -67,6 +67,9 @@ type counters struct {
 	hits, misses, expired, evicted atomic.Int64
 	// expired and evicted keys that were never read (fetched.go)
 	expiredUnfetched, evictedUnfetched atomic.Int64
+	// compactions counts arena compactions (arena.go): rare, off the
+	// write path's common case.
+	compactions atomic.Int64
 }
 
 // New returns an empty engine.

@@ -19,6 +19,7 @@ package pubsub
 import (
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tandemkv/tandem/internal/glob"
 )
@@ -157,6 +158,11 @@ type Hub struct {
 
 	seed  maphash.Seed
 	order [stripes]sync.Mutex // per channel hash: one publisher at a time
+
+	// published and delivered count messages published (PUBLISH,
+	// SPUBLISH, keyspace notifications) and the copies handed to
+	// subscribers, for Messages.
+	published, delivered atomic.Int64
 }
 
 // New returns an empty hub.
@@ -324,13 +330,14 @@ func (h *Hub) SPublish(channel, message []byte) int {
 	return h.publish(Shard, channel, message)
 }
 
-func (h *Hub) publish(k Kind, channel, message []byte) int {
+func (h *Hub) publish(k Kind, channel, message []byte) (n int) {
+	h.published.Add(1)
+	defer func() { h.delivered.Add(int64(n)) }()
 	lock := &h.order[maphash.Bytes(h.seed, channel)%stripes]
 	lock.Lock()
 	defer lock.Unlock()
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	n := 0
 	m := Message{Kind: k, Channel: channel, Payload: message}
 	if e := h.byName[k][string(channel)]; e != nil {
 		for _, s := range e.subs {
@@ -353,6 +360,12 @@ func (h *Hub) publish(k Kind, channel, message []byte) int {
 		}
 	}
 	return n
+}
+
+// Messages returns the messages published since start and the copies of
+// them delivered to subscribers.
+func (h *Hub) Messages() (published, delivered int64) {
+	return h.published.Load(), h.delivered.Load()
 }
 
 // Active returns the channels (k Channel) or shard channels (k Shard)
