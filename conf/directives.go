@@ -253,6 +253,9 @@ const (
 	dClusterAllowReadsWhenDown
 	dClusterAllowPubsubshardWhenDown
 	dClusterLinkSendbufLimit
+	dMetricsPort
+	dMetricsBind
+	dMetricsPassword
 	numDirectives
 )
 
@@ -330,6 +333,16 @@ var table = [numDirectives]directive{
 	// A dump that cannot be loaded refuses start-up unless this says to
 	// set it aside and start empty.
 	dStartEmptyOnBadDump: {name: "start-empty-on-bad-dump", kind: kindBool, def: "no"},
+
+	// The Prometheus endpoint (Tandem; package metrics): /metrics and
+	// /healthz on metrics-bind:metrics-port, 0 = off. Start-up only, as the
+	// other listeners. metrics-password is the bearer token (or basic-auth
+	// password) a scraper must give; node refuses to start a metrics port
+	// on a non-loopback address without one while a password protects the
+	// data ports (metrics.CheckExposure).
+	dMetricsPort:     {name: "metrics-port", kind: kindInt, def: "0", min: 0, max: 65535},
+	dMetricsBind:     {name: "metrics-bind", kind: kindString, def: "127.0.0.1"},
+	dMetricsPassword: {name: "metrics-password", kind: kindString, def: ""},
 
 	// Value compression (Tandem).
 	// A change applies to new writes; stored values keep their form.

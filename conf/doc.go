@@ -97,6 +97,7 @@
 //     memcached-disable-flush-all (memcached -F), memcached-binding-protocol
 //     (memcached -B), memcached-rename-command,
 //     compression (none|s2|zstd), compression-min-size,
-//     compression-min-saving (percent, default 20), and
+//     compression-min-saving (percent, default 20), the Prometheus
+//     endpoint's metrics-port, metrics-bind and metrics-password, and
 //     redis 7.2's set-max-listpack-entries/-value.
 package conf

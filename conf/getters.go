@@ -50,6 +50,15 @@ func (c *Config) TCPBacklog() int { return int(c.load().num[dTCPBacklog]) }
 // RequirePass is the default user's password; "" means no AUTH required.
 func (c *Config) RequirePass() string { return c.load().str[dRequirePass] }
 
+// MetricsPort is the Prometheus endpoint's port; 0: no endpoint.
+func (c *Config) MetricsPort() int { return int(c.load().num[dMetricsPort]) }
+
+// MetricsBind is the one address the Prometheus endpoint listens on.
+func (c *Config) MetricsBind() string { return c.load().str[dMetricsBind] }
+
+// MetricsPassword is the token a scraper must present; "" for none.
+func (c *Config) MetricsPassword() string { return c.load().str[dMetricsPassword] }
+
 // MaxMemory is the memory limit in bytes; 0 means none configured.
 func (c *Config) MaxMemory() int64 { return c.load().num[dMaxMemory] }
 

@@ -317,6 +317,7 @@ func TestRedisDifferentialConfigGet(t *testing.T) {
 	c := mustLoad(t, []string{"--save", "", "--bind", "127.0.0.1"}, nil) // as startRedis runs redis
 	tandemOnly := map[string]bool{"memcached-port": true, "memcached-tls-port": true, "item-size-max": true, "memcached-max-line": true, "memcached-max-pending-output": true,
 		"memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "memcached-binding-protocol": true, "start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true, "compression-min-saving": true,
+		"metrics-port": true, "metrics-bind": true, "metrics-password": true,
 		"set-max-listpack-entries": true, "set-max-listpack-value": true,
 		"port": true, "dir": true, "logfile": true, // port, dir, logfile: set differently by startRedis
 		"maxmemory-policy": true} // Tandem's default is allkeys-s3fifo, by design
@@ -525,6 +526,7 @@ func TestRedisDifferentialAllDirectives(t *testing.T) {
 		"memcached-max-line": true, "memcached-max-pending-output": true, "memcached-enable-shutdown": true,
 		"memcached-disable-flush-all": true, "memcached-binding-protocol": true, "start-empty-on-bad-dump": true, "compression": true,
 		"compression-min-size": true, "compression-min-saving": true,
+		"metrics-port": true, "metrics-bind": true, "metrics-password": true,
 		"set-max-listpack-entries": true, "set-max-listpack-value": true} // redis 7.2's
 	differs := map[string]bool{
 		"bind": true, "maxmemory-policy": true, // Tandem's defaults: 127.0.0.1, allkeys-s3fifo

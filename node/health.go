@@ -85,6 +85,21 @@ func dialHost(cfg *conf.Config) string {
 	return first
 }
 
+// Healthy is the node's health as /healthz reports it: the dump is
+// loaded, the listeners serve, and writes are not refused after a failed
+// BGSAVE (MISCONF); reason says which is not so.
+func (n *Node) Healthy() (ok bool, reason string) {
+	switch {
+	case !n.loaded.Load():
+		return false, "loading the dump"
+	case !n.serving.Load():
+		return false, "not serving"
+	case n.Services.Persist.WritesRefused():
+		return false, "MISCONF: the last background save failed and stop-writes-on-bgsave-error refuses writes"
+	}
+	return true, ""
+}
+
 // healthFile is the health file of one running node.
 type healthFile struct {
 	path    string

@@ -16,7 +16,8 @@
 //     server/tlsserver with the same front-ends (tls.go), started by Run
 //     once the plain ports listen.
 //
-// Run then loads the dump, starts the background loops (active expiry,
+// Run first opens the Prometheus endpoint when metrics-port is set
+// (metrics.go, package metrics), then loads the dump, starts the background loops (active expiry,
 // save rules, used_memory_peak) and serves until a signal or SHUTDOWN.
 // Once it listens it warns if protected mode will refuse clients from
 // other hosts (protected.go) and, while it serves, keeps the health file
@@ -24,9 +25,8 @@
 //
 // Where a new part plugs in: a new shared service (users and ACL, an
 // append-only file, replication, metrics) is built in package services so
-// both front-ends and their tests receive it; a new listener (a metrics
-// port, the memcached binary protocol) is one more entry in listeners
-// below; a new background loop starts in Run next to the others.
+// both front-ends and their tests receive it; a new listener for a
+// front-end is one more entry in listeners below; a new background loop starts in Run next to the others.
 package node
 
 import (
@@ -39,10 +39,12 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/memproto"
+	"github.com/tandemkv/tandem/metrics"
 	"github.com/tandemkv/tandem/resp"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
@@ -77,6 +79,11 @@ type Node struct {
 	tls        tlsPorts      // tls-port, memcached-tls-port (tls.go)
 	mem        *memoryTuner  // GOMEMLIMIT and GOGC (memory.go)
 	stopOnce   sync.Once
+
+	metrics *metrics.Server // the Prometheus endpoint, nil when metrics-port is 0 (metrics.go)
+	// loaded and serving are what Healthy (/healthz) reads: the dump is
+	// loaded; the listeners accept connections.
+	loaded, serving atomic.Bool
 }
 
 // New builds a node from its configuration; nothing listens yet.
@@ -132,10 +139,22 @@ func New(o Options) *Node {
 // runs SHUTDOWN, then stops: the process's exit code.
 func (n *Node) Run(sigs <-chan os.Signal) int {
 	cfg, log, persist := n.cfg, n.log, n.Services.Persist
+	// The metrics port opens first, so /healthz says "loading" while a
+	// large dump loads.
+	if err := n.startMetrics(); err != nil {
+		log.Error("cannot start the metrics endpoint", "err", err)
+		return 1
+	}
+	defer func() {
+		ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		defer stop()
+		n.stopMetrics(ctx)
+	}()
 	if err := n.loadDump(); err != nil {
 		log.Error(err.Error())
 		return 1
 	}
+	n.loaded.Store(true)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -162,6 +181,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 		return 1
 	}
 	log.Info("Tandem ready to accept connections", "version", n.version, "redis", cfg.Port(), "memcached", cfg.MemcachedPort(), "tls", cfg.TLSPort(), "memcached-tls", cfg.MemcachedTLSPort(), "bind", cfg.Bind(), "pid", os.Getpid())
+	n.serving.Store(true)
 	n.warnProtected()
 	defer n.writeHealth()() // for tandem healthcheck; removed on a clean stop
 
@@ -182,6 +202,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 			return 1
 		}
 	}
+	n.serving.Store(false)
 	stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
 	if err := n.stopTLS(stopCtx); err != nil {

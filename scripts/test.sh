@@ -3,7 +3,8 @@
 # redis-server 7.0 and memcached 1.6 the differential suite compares with,
 # and the memcached binary-protocol clients internal/compat runs
 # (clients_binary_test.go): pylibmc, Dalli, php-memcached, spymemcached
-# (Debian packages, with Cyrus SASL for memcached -S) and memjs (npm).
+# (Debian packages, with Cyrus SASL for memcached -S) and memjs (npm);
+# promtool (Debian's prometheus) checks the /metrics exposition.
 #   scripts/test.sh            everything (what CI runs)
 #   FUZZTIME=60s scripts/test.sh   longer fuzzing (a duration or an input count like 500000x)
 set -euo pipefail
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
 command -v memcached >/dev/null || need+=(memcached)
+command -v promtool >/dev/null || need+=(prometheus) # promtool: metrics' exposition check
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for pkg in python3-pylibmc ruby ruby-dalli php-cli php-memcached libspymemcached-java sasl2-bin libsasl2-modules; do
   installed "$pkg" || need+=("$pkg")
