@@ -167,6 +167,10 @@ func (c *Client) resumeBlocked() bool {
 		c.w.Buf = c.w.Buf[:mark]
 	}
 	c.unblock()
+	// The invalidations the command's own write caused follow its reply
+	// at once, before the reply of a command read in the same batch, as
+	// after any command (trackingAfterCommand).
+	c.trackingFlushBox()
 	return true
 }
 
