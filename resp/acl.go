@@ -187,7 +187,7 @@ func (c *Client) aclLog(reason, object, username string) {
 func (c *Client) aclLogContext(reason, object, username, ctx string) {
 	now := time.Now()
 	c.fe.users.Log(users.LogEntry{Reason: reason, Context: ctx, Object: object, Username: username,
-		ClientInfo: string(c.appendInfoLine(nil, now))}, now)
+		ClientInfo: string(c.appendInfoLine(nil, now, c, nil))}, now)
 }
 
 // bindUser makes u the user the client runs as (AUTH, HELLO AUTH, RESET,

@@ -89,12 +89,23 @@ type Client struct {
 	obuf outputLimit // client-output-buffer-limit normal (outputlimit.go), loop-local
 
 	trk clientTracking // client-side caching (tracking_client.go)
+
+	// CLIENT LIST's buffer figures (cmd_client.go's infoBuffers): bufs
+	// is the server's report of the connection's buffers (nil when its
+	// Peer gives none); inLen and inCap the running Serve's input,
+	// loop-local; txCount the commands MULTI queued (-1 outside MULTI)
+	// and txMem their bytes, for other loops.
+	bufs           server.BufferReporter
+	inLen, inCap   int
+	txCount, txMem atomic.Int64
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
 	c := &Client{fe: f, peer: p, id: p.ID(), created: time.Now()}
 	c.events.Origin = c.id // its writes are its own, for tracking's NOLOOP
 	c.stripe = stripe.Of(c.id)
+	c.bufs, _ = p.(server.BufferReporter)
+	c.txCount.Store(-1)
 	c.parser = NewParser(Limits{MaxBulkLen: f.cfg.ProtoMaxBulkLen()})
 	c.w.Proto = 2
 	c.proto.Store(2)
@@ -136,6 +147,7 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 		return len(in), out, true
 	}
 	c.w.Buf = out
+	c.inLen, c.inCap = len(in), cap(in)
 	gate := c.fe.eng.Gate()
 	if gate.Enter() {
 		c.gateHeld = true

@@ -5,8 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/users"
 )
 
@@ -236,8 +238,8 @@ func cmdClientReply(c *Client, args [][]byte) {
 	}
 }
 
-func cmdClientInfo(c *Client, _ [][]byte) {
-	c.w.Verbatim(string(c.appendInfoLine(nil, time.Now())) + "\n")
+func cmdClientInfo(c *Client, args [][]byte) {
+	c.w.Verbatim(string(c.appendInfoLine(nil, time.Now(), c, args)) + "\n")
 }
 
 // Client types, as CLIENT LIST TYPE and CLIENT KILL TYPE name them.
@@ -288,7 +290,7 @@ func cmdClientList(c *Client, args [][]byte) {
 		}
 		c.fe.forEachClient(func(o *Client) {
 			if o.clientType() == typ {
-				b = append(o.appendInfoLine(b, now), '\n')
+				b = append(o.appendInfoLine(b, now, c, args), '\n')
 			}
 		})
 	case len(args) > 3 && argIs(args[2], "ID"):
@@ -303,7 +305,7 @@ func cmdClientList(c *Client, args [][]byte) {
 		}
 		for _, id := range ids {
 			if v, ok := c.fe.clients.Load(uint64(id)); ok && id > 0 {
-				b = append(v.(*Client).appendInfoLine(b, now), '\n')
+				b = append(v.(*Client).appendInfoLine(b, now, c, args), '\n')
 			}
 		}
 	case len(args) != 2:
@@ -311,7 +313,7 @@ func cmdClientList(c *Client, args [][]byte) {
 		return
 	default:
 		c.fe.forEachClient(func(o *Client) {
-			b = append(o.appendInfoLine(b, now), '\n')
+			b = append(o.appendInfoLine(b, now, c, args), '\n')
 		})
 	}
 	c.w.Verbatim(string(b))
@@ -319,9 +321,10 @@ func cmdClientList(c *Client, args [][]byte) {
 
 // appendInfoLine appends the client's CLIENT LIST line (without the
 // newline): redis 7.0's fields in its order, then 7.2's lib-name and
-// lib-ver. Buffer fields are plausible constants: the server layer owns the
-// buffers and does not report them.
-func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
+// lib-ver. caller is the client running the command that asks, on its own
+// loop, and args that command's arguments: its own line shows its live
+// buffers (infoBuffers).
+func (c *Client) appendInfoLine(b []byte, now time.Time, caller *Client, args [][]byte) []byte {
 	c.mu.Lock()
 	name, libName, libVer := c.name, c.libName, c.libVer
 	user := c.user.Name()
@@ -335,6 +338,13 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	}
 	if nSub+nPSub+nSSub > 0 {
 		flags = append(flags, 'P')
+	}
+	multi := c.txCount.Load()
+	if multi >= 0 {
+		flags = append(flags, 'x')
+	}
+	if c.blocked.Load() != notBlocked { // a paused client is blocked too, as Redis's postponed ones
+		flags = append(flags, 'b')
 	}
 	trackFlags, redir := c.trackingListFlags()
 	flags = append(flags, trackFlags...)
@@ -372,17 +382,18 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	field("sub", itoa(int64(nSub)))
 	field("psub", itoa(int64(nPSub)))
 	field("ssub", itoa(int64(nSSub)))
-	field("multi", "-1")
-	field("qbuf", "0")
-	field("qbuf-free", "0")
-	field("argv-mem", "0")
-	field("multi-mem", "0")
-	field("rbs", "1024")
-	field("rbp", "0")
-	field("obl", "0")
-	field("oll", "0")
-	field("omem", "0")
-	field("tot-mem", "1024")
+	field("multi", itoa(multi))
+	m := c.infoBuffers(caller, args)
+	field("qbuf", itoa(m.qbuf))
+	field("qbuf-free", itoa(m.qbufFree))
+	field("argv-mem", itoa(m.argvMem))
+	field("multi-mem", itoa(m.multiMem))
+	field("rbs", itoa(m.rbs))
+	field("rbp", itoa(m.rbp))
+	field("obl", itoa(m.obl))
+	field("oll", itoa(m.oll))
+	field("omem", itoa(m.omem))
+	field("tot-mem", itoa(m.totMem))
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", user)
@@ -391,6 +402,73 @@ func (c *Client) appendInfoLine(b []byte, now time.Time) []byte {
 	field("lib-name", libName)
 	field("lib-ver", libVer)
 	return b
+}
+
+// clientMem is a client's buffer figures for CLIENT LIST.
+type clientMem struct {
+	qbuf, qbufFree, argvMem, multiMem int64
+	rbs, rbp, obl, oll, omem, totMem  int64
+}
+
+// clientStructSize is what a Client and its parser take, for tot-mem.
+var clientStructSize = int64(unsafe.Sizeof(Client{}) + unsafe.Sizeof(Parser{}))
+
+// infoBuffers returns the client's buffer figures, as Redis's CLIENT LIST
+// computes them from its buffers:
+//   - qbuf and qbuf-free: the unconsumed request bytes the server holds
+//     for the connection and the free capacity of their buffer, as of the
+//     end of its last event; for the caller, the bytes its running Serve
+//     was given (its pipeline, as Redis's query buffer holds it until the
+//     pipeline is run) and their buffer's free room;
+//   - argv-mem: the caller's running command's argument bytes (other
+//     clients run none while they are listed: 0, as in Redis, except that
+//     a blocked client's arguments are not counted);
+//   - multi-mem: the queued commands' argument bytes and slice headers;
+//   - rbs and rbp: the capacity of the reply buffer the server reuses for
+//     the connection and its largest batch of replies over the last 5
+//     seconds (Redis's reply-buffer-peak-reset-time);
+//   - obl: reply bytes built and not yet handed to the server (the
+//     caller's replies so far in its pipeline; pub/sub messages waiting
+//     for a subscriber's loop);
+//   - omem: replies written but not yet taken by the socket, plus those
+//     waiting messages; oll is 1 while there are such bytes (gnet queues
+//     them in one buffer, not in Redis's list of 16 KB blocks), else 0;
+//   - tot-mem: all of the above buffers plus the Client itself.
+func (c *Client) infoBuffers(caller *Client, args [][]byte) clientMem {
+	var m clientMem
+	var cb server.ConnBuffers
+	if c.bufs != nil {
+		cb = c.bufs.Buffers()
+	}
+	m.qbuf, m.qbufFree = int64(cb.Query), int64(cb.QueryFree)
+	m.rbs, m.rbp = int64(cb.Reply), int64(cb.ReplyPeak)
+	m.omem = int64(cb.Queued)
+	queryHeld := m.qbuf + m.qbufFree
+	if c == caller {
+		m.qbuf, m.qbufFree = int64(c.inLen), int64(c.inCap-c.inLen)
+		for _, a := range args {
+			m.argvMem += int64(len(a))
+		}
+		m.obl = int64(len(c.w.Buf))
+		m.rbs = max(m.rbs, int64(cap(c.w.Buf)))
+		m.rbp = max(m.rbp, m.obl)
+	}
+	c.mu.Lock()
+	s := c.ps
+	c.mu.Unlock()
+	if s != nil {
+		s.mu.Lock()
+		waiting := int64(len(s.outbox))
+		s.mu.Unlock()
+		m.obl += waiting
+		m.omem += waiting
+	}
+	if m.omem > 0 {
+		m.oll = 1
+	}
+	m.multiMem = c.txMem.Load()
+	m.totMem = clientStructSize + queryHeld + m.rbs + m.omem + m.argvMem + m.multiMem
+	return m
 }
 
 // killFilter is CLIENT KILL's set of conditions; a client must meet all.

@@ -4,6 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tandemkv/tandem/server"
+	"github.com/tandemkv/tandem/server/servertest"
 )
 
 // bulkText returns the text of a bulk or verbatim string reply.
@@ -228,5 +231,70 @@ func TestClientHelp(t *testing.T) {
 		if !strings.Contains(got, "\r\n+"+word) {
 			t.Errorf("CLIENT HELP lacks %s", word)
 		}
+	}
+}
+
+// reportingPeer is a Peer whose server reports fixed buffer figures.
+type reportingPeer struct {
+	*fakePeer
+	b server.ConnBuffers
+}
+
+func (p reportingPeer) Buffers() server.ConnBuffers { return p.b }
+
+// CLIENT LIST's buffer fields: the caller's live view, another client's
+// as the server reports them, and an open transaction's.
+func TestClientListBuffers(t *testing.T) {
+	env := newTestEnv(t)
+	a := env.client()
+	fields := func(line string) map[string]string {
+		m := map[string]string{}
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			m[k] = v
+		}
+		return m
+	}
+	in := encodeCommand("PING") + encodeCommand("CLIENT", "INFO")
+	buf := make([]byte, len(in), 1000)
+	copy(buf, in)
+	_, out, _ := a.c.Serve(buf, nil)
+	f := fields(string(out[len("+PONG\r\n"):]))
+	for k, want := range map[string]string{
+		"qbuf": strconv.Itoa(len(in)), "qbuf-free": strconv.Itoa(1000 - len(in)), "argv-mem": "10",
+		"obl": "7", "oll": "0", "omem": "0", "multi": "-1", "multi-mem": "0", "flags": "N",
+	} {
+		if f[k] != want {
+			t.Errorf("caller's %s = %q, want %q", k, f[k], want)
+		}
+	}
+
+	// Another client: the server's figures, and its transaction.
+	bp := reportingPeer{fakePeer: servertest.NewPeer("127.0.0.1:6379"), b: server.ConnBuffers{Query: 5, QueryFree: 100, Reply: 4096, ReplyPeak: 300, Queued: 2000}}
+	b := env.fe.NewSession(bp).(*Client)
+	serve := func(c *Client, args ...string) string {
+		_, out, _ := c.Serve([]byte(encodeCommand(args...)), nil)
+		return string(out)
+	}
+	serve(b, "MULTI")
+	serve(b, "SET", "k", "v")
+	line := serve(a.c, "CLIENT", "LIST", "ID", strconv.FormatUint(b.id, 10))
+	f = fields(line[strings.IndexByte(line, '\n')+1:])
+	for k, want := range map[string]string{
+		"qbuf": "5", "qbuf-free": "100", "rbs": "4096", "rbp": "300", "obl": "0", "oll": "1", "omem": "2000",
+		"argv-mem": "0", "multi": "1", "multi-mem": strconv.Itoa(5 + 3*24), "flags": "x",
+	} {
+		if f[k] != want {
+			t.Errorf("other's %s = %q, want %q", k, f[k], want)
+		}
+	}
+	tot, _ := strconv.ParseInt(f["tot-mem"], 10, 64)
+	if want := clientStructSize + 105 + 4096 + 2000 + 77; tot != want {
+		t.Errorf("other's tot-mem = %d, want %d", tot, want)
+	}
+	serve(b, "DISCARD")
+	line = serve(a.c, "CLIENT", "LIST", "ID", strconv.FormatUint(b.id, 10))
+	if f = fields(line[strings.IndexByte(line, '\n')+1:]); f["multi"] != "-1" || f["multi-mem"] != "0" || f["flags"] != "N" {
+		t.Errorf("after DISCARD: multi=%s multi-mem=%s flags=%s", f["multi"], f["multi-mem"], f["flags"])
 	}
 }

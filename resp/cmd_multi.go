@@ -2,6 +2,7 @@ package resp
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/tandemkv/tandem/engine"
 )
@@ -54,9 +55,33 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 		tx.mayReplicate = true
 	}
 	if !tx.aborted {
-		tx.queue = append(tx.queue, copyArgs(args))
+		q := copyArgs(args)
+		tx.queue = append(tx.queue, q)
+		c.txCount.Add(1)
+		c.txMem.Add(argsMem(q))
 	}
 	c.w.Status("QUEUED")
+}
+
+// argsMem is what copyArgs's copy holds: the bytes and the slice headers.
+func argsMem(args [][]byte) int64 {
+	n := int64(len(args)) * int64(unsafe.Sizeof([]byte(nil)))
+	for _, a := range args {
+		n += int64(len(a))
+	}
+	return n
+}
+
+// setTx opens (tx) or ends (nil) the client's transaction, and what
+// CLIENT LIST on other loops reads of it.
+func (c *Client) setTx(tx *txState) {
+	c.tx = tx
+	if tx == nil {
+		c.txCount.Store(-1)
+	} else {
+		c.txCount.Store(0)
+	}
+	c.txMem.Store(0)
 }
 
 // copyArgs copies arguments out of the read buffer into one allocation.
@@ -98,7 +123,7 @@ func cmdMulti(c *Client, _ [][]byte) {
 		c.w.Error("ERR MULTI calls can not be nested")
 		return
 	}
-	c.tx = &txState{}
+	c.setTx(&txState{})
 	c.w.Status("OK")
 }
 
@@ -113,7 +138,7 @@ func cmdExec(c *Client, _ [][]byte) {
 		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
 		return
 	}
-	c.tx = nil
+	c.setTx(nil)
 	c.exclusive(func() {
 		defer c.stopExpiry()()
 		intact := c.watchIntact()
@@ -145,7 +170,7 @@ func cmdDiscard(c *Client, _ [][]byte) {
 // discard drops the open transaction and the watches (DISCARD, RESET, a
 // refused EXEC).
 func (c *Client) discard() {
-	c.tx = nil
+	c.setTx(nil)
 	c.unwatch()
 }
 

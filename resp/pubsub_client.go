@@ -185,7 +185,7 @@ func overBufferLimit(lim conf.BufferLimit, pending int64, softSince *time.Time) 
 // goroutine (a publisher's, with the Hub's lock held: its subscriptions
 // are dropped later, by Closed on its own loop).
 func (c *Client) closeForOutputLimit() {
-	info := c.appendInfoLine(nil, time.Now())
+	info := c.appendInfoLine(nil, time.Now(), nil, nil) // from any goroutine: no live view
 	c.mu.Lock()
 	already := c.killed
 	c.killed = true

@@ -266,3 +266,63 @@ func TestInfoIOCounters(t *testing.T) {
 		t.Fatalf("unexpected moves on redis-server: %q", ref)
 	}
 }
+
+// clientFields parses a CLIENT LIST line into its fields.
+func clientFields(line string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range strings.Fields(line) {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// playClientBuffers returns the CLIENT INFO and CLIENT LIST figures that
+// are the same on any server: the caller's query buffer holding its
+// pipeline, its running command's argument bytes, the replies built
+// before it in the pipeline, and another client's open transaction. The
+// others must be integers.
+func playClientBuffers(t *testing.T, addr string) []string {
+	a, b := dialRESP(t, addr), dialRESP(t, addr)
+	exact := []string{"qbuf", "argv-mem", "multi", "multi-mem", "obl", "oll", "omem", "flags"}
+	var out []string
+	note := func(step, line string, names ...string) {
+		f := clientFields(line)
+		for _, n := range []string{"qbuf-free", "rbs", "rbp", "tot-mem"} {
+			if _, err := strconv.ParseUint(f[n], 10, 64); err != nil {
+				out = append(out, step+": "+n+"="+f[n]+" is no integer")
+			}
+		}
+		for _, n := range names {
+			out = append(out, step+": "+n+"="+f[n])
+		}
+	}
+	note("CLIENT INFO", a.do("CLIENT", "INFO").text, exact...)
+	r := a.pipeline([]string{cmd("PING"), cmd("ECHO", "hello"), cmd("CLIENT", "INFO")})
+	note("PING, ECHO, CLIENT INFO pipelined", r[2].text, exact...)
+	id := a.do("CLIENT", "ID").text
+	a.do("MULTI")
+	a.do("SET", "k", "v")
+	a.do("GET", "k")
+	f := clientFields(b.do("CLIENT", "LIST", "ID", id).text)
+	// multi-mem is the queued arguments' bytes and their pointers, whose
+	// size differs (Redis's robj*, Go's slice headers): more than the bytes.
+	out = append(out, "in MULTI: multi="+f["multi"]+" flags="+f["flags"]+" argv-mem="+f["argv-mem"]+" qbuf="+f["qbuf"])
+	if mm, _ := strconv.Atoi(f["multi-mem"]); mm <= len("SETkvGETk") {
+		out = append(out, "in MULTI: multi-mem="+f["multi-mem"])
+	}
+	a.do("DISCARD")
+	f = clientFields(b.do("CLIENT", "LIST", "ID", id).text)
+	out = append(out, "after DISCARD: multi="+f["multi"]+" multi-mem="+f["multi-mem"]+" flags="+f["flags"])
+	return out
+}
+
+func TestClientListBuffers(t *testing.T) {
+	ref, sut := both(func(addr string) []string { return playClientBuffers(t, addr) }, refRedis, sutRedis)
+	if !slices.Equal(ref, sut) {
+		t.Fatalf("CLIENT LIST figures differ:\n  redis:  %q\n  %s: %q", ref, sideName(), sut)
+	}
+	if !slices.Contains(ref, "PING, ECHO, CLIENT INFO pipelined: obl=18") {
+		t.Fatalf("unexpected figures on redis-server: %q", ref)
+	}
+}
