@@ -40,3 +40,9 @@ func BenchmarkServeGetPipelined16(b *testing.B) {
 func BenchmarkServeSet(b *testing.B) {
 	benchServe(b, nil, encodeCommand("SET", "key:000001", strings.Repeat("v", 100)), 1)
 }
+
+// BenchmarkServePublish is PUBLISH to a channel nobody reads: the hub's
+// path with its message counters (pubsub.Hub.Messages), no delivery.
+func BenchmarkServePublish(b *testing.B) {
+	benchServe(b, nil, encodeCommand("PUBLISH", "news", strings.Repeat("v", 100)), 1)
+}
