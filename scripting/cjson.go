@@ -8,63 +8,166 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// The cjson library: lua-cjson 2.1.0 as Redis bundles it, with its
-// default configuration: numbers encode with 14 significant digits, NaN
-// and Inf refuse to encode, sparse arrays (max index > 2 × items and > 10)
-// refuse to encode, nesting stops at 1000 both ways, an empty table
-// encodes as {}, and decoding accepts what strtod accepts for a number
-// (hex, inf, nan) and maps null to cjson.null, a userdata.
+// The cjson library: lua-cjson 2.1.0 as Redis bundles it. Its defaults:
+// numbers encode with 14 significant digits, NaN and Inf refuse to
+// encode, sparse arrays (max index > 2 × items and > 10) refuse to
+// encode, nesting stops at 1000 both ways, an empty table encodes as {},
+// and decoding accepts what strtod accepts for a number (hex, inf, nan)
+// and maps null to cjson.null, a userdata. The configuration functions
+// (encode_max_depth …) change these for the table's own encode and
+// decode, as lua-cjson's upvalue does: the settings live as long as the
+// Lua state (SCRIPT FLUSH, or a FUNCTION state's life).
 
 const (
 	cjsonMaxDepth    = 1000
 	cjsonSparseRatio = 2
 	cjsonSparseSafe  = 10
+	cjsonPrecision   = 14
+	cjsonIntMax      = math.MaxInt32
 )
 
-// cjsonNullKey is where the VM keeps its cjson.null.
+// Values of encode_invalid_numbers: "off", "on", "null".
+const (
+	cjsonInvalidOff = iota
+	cjsonInvalidOn
+	cjsonInvalidNull
+)
+
+// cjsonConfig is lua-cjson's json_config_t, less its buffers.
+type cjsonConfig struct {
+	sparseConvert  int // a boolean option: 0 or 1
+	sparseRatio    int
+	sparseSafe     int
+	encodeMaxDepth int
+	decodeMaxDepth int
+	precision      int
+	keepBuffer     int
+	encodeInvalid  int // cjsonInvalidOff, On or Null
+	decodeInvalid  int
+}
+
+// defaultCjsonConfig is lua-cjson's DEFAULT_* settings.
+func defaultCjsonConfig() cjsonConfig {
+	return cjsonConfig{
+		sparseRatio: cjsonSparseRatio, sparseSafe: cjsonSparseSafe,
+		encodeMaxDepth: cjsonMaxDepth, decodeMaxDepth: cjsonMaxDepth,
+		precision: cjsonPrecision, keepBuffer: 1, decodeInvalid: 1,
+	}
+}
+
+// cjsonState is one cjson table's: its null and its configuration.
 type cjsonState struct {
 	null *lua.LUserData
+	cfg  cjsonConfig
 }
 
 func newCjson(L *lua.LState) *lua.LTable {
-	st := &cjsonState{null: L.NewUserData()}
+	st := &cjsonState{null: L.NewUserData(), cfg: defaultCjsonConfig()}
 	t := L.NewTable()
-	t.RawSetString("encode", L.NewFunction(st.encode))
-	t.RawSetString("decode", L.NewFunction(st.decode))
+	set := func(name string, fn lua.LGFunction) { t.RawSetString(name, L.NewFunction(fn)) }
+	set("encode", st.encode)
+	set("decode", st.decode)
 	t.RawSetString("null", st.null)
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))
-	// Configuration functions: accepted, answering the defaults.
-	cfg := map[string][]lua.LValue{
-		"encode_sparse_array":     {lua.LFalse, lua.LNumber(cjsonSparseRatio), lua.LNumber(cjsonSparseSafe)},
-		"encode_max_depth":        {lua.LNumber(cjsonMaxDepth)},
-		"decode_max_depth":        {lua.LNumber(cjsonMaxDepth)},
-		"encode_number_precision": {lua.LNumber(14)},
-		"encode_keep_buffer":      {lua.LTrue},
-		"encode_invalid_numbers":  {lua.LFalse},
-		"decode_invalid_numbers":  {lua.LTrue},
+	cfg := &st.cfg
+	set("encode_sparse_array", func(L *lua.LState) int {
+		cjsonArgInit(L, 3, "encode_sparse_array")
+		cjsonEnumOption(L, 1, &cfg.sparseConvert, nil, "encode_sparse_array")
+		cjsonIntOption(L, 2, &cfg.sparseRatio, 0, cjsonIntMax, "encode_sparse_array")
+		cjsonIntOption(L, 3, &cfg.sparseSafe, 0, cjsonIntMax, "encode_sparse_array")
+		return 3
+	})
+	intOption := func(name string, setting *int, lo, hi int) {
+		set(name, func(L *lua.LState) int {
+			cjsonArgInit(L, 1, name)
+			cjsonIntOption(L, 1, setting, lo, hi, name)
+			return 1
+		})
 	}
-	for name, vals := range cfg {
-		vals := vals
-		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			for _, v := range vals {
-				L.Push(v)
-			}
-			return len(vals)
-		}))
+	intOption("encode_max_depth", &cfg.encodeMaxDepth, 1, cjsonIntMax)
+	intOption("decode_max_depth", &cfg.decodeMaxDepth, 1, cjsonIntMax)
+	intOption("encode_number_precision", &cfg.precision, 1, cjsonPrecision)
+	enumOption := func(name string, setting *int, options []string) {
+		set(name, func(L *lua.LState) int {
+			cjsonArgInit(L, 1, name)
+			cjsonEnumOption(L, 1, setting, options, name)
+			return 1
+		})
 	}
-	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
+	enumOption("encode_keep_buffer", &cfg.keepBuffer, nil)
+	enumOption("encode_invalid_numbers", &cfg.encodeInvalid, []string{"off", "on", "null"})
+	enumOption("decode_invalid_numbers", &cfg.decodeInvalid, nil)
+	set("new", func(L *lua.LState) int {
 		L.Push(newCjson(L))
 		return 1
-	}))
+	})
 	return t
+}
+
+// cjsonArgInit is json_arg_init: at most n arguments, missing ones nil.
+func cjsonArgInit(L *lua.LState, n int, fn string) {
+	if L.GetTop() > n {
+		argError(L, n+1, fn, "found too many arguments")
+	}
+	for L.GetTop() < n {
+		L.Push(lua.LNil)
+	}
+}
+
+// cjsonIntOption is json_integer_option: a non-nil argument i sets the
+// setting when within [lo, hi] (the error names argument 1 whichever i
+// is, as lua-cjson's does); the setting is pushed.
+func cjsonIntOption(L *lua.LState, i int, setting *int, lo, hi int, fn string) {
+	if v := L.Get(i); v != lua.LNil {
+		n := luaInt(checkNumber(L, i, fn)) // luaL_checkinteger
+		if n < lo || n > hi {
+			argError(L, 1, fn, "expected integer between "+itoa(lo)+" and "+itoa(hi))
+		}
+		*setting = n
+	}
+	L.Push(lua.LNumber(*setting))
+}
+
+// cjsonEnumOption is json_enum_option with bool_true 1: a boolean, or one
+// of options by name (off/on when options is nil); the setting is pushed
+// as a boolean when it is 0 or 1, else as its name.
+func cjsonEnumOption(L *lua.LState, i int, setting *int, options []string, fn string) {
+	if options == nil {
+		options = []string{"off", "on"}
+	}
+	switch v := L.Get(i).(type) {
+	case *lua.LNilType:
+	case lua.LBool:
+		*setting = 0
+		if v {
+			*setting = 1
+		}
+	default:
+		name := checkString(L, i, fn)
+		found := -1
+		for j, o := range options {
+			if o == name {
+				found = j
+			}
+		}
+		if found < 0 {
+			argError(L, i, fn, "invalid option '"+name+"'")
+		}
+		*setting = found
+	}
+	if *setting <= 1 {
+		L.Push(lua.LBool(*setting == 1))
+	} else {
+		L.Push(lua.LString(options[*setting]))
+	}
 }
 
 func (st *cjsonState) encode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		argError(L, 1, "encode", "expected 1 argument")
 	}
-	e := &cjsonEncoder{L: L, null: st.null, check: encodeCheck(L)}
+	e := &cjsonEncoder{L: L, null: st.null, cfg: &st.cfg, check: encodeCheck(L)}
 	e.value(L.Get(1), 0)
 	L.Push(lua.LString(e.buf))
 	return 1
@@ -73,6 +176,7 @@ func (st *cjsonState) encode(L *lua.LState) int {
 type cjsonEncoder struct {
 	L    *lua.LState
 	null *lua.LUserData
+	cfg  *cjsonConfig
 	buf  []byte
 	// check bounds the output and checks the context (encodeCheck).
 	check func(int)
@@ -101,7 +205,7 @@ func (e *cjsonEncoder) value(v lua.LValue, depth int) {
 		e.buf = append(e.buf, "null"...)
 	case *lua.LTable:
 		depth++
-		if depth > cjsonMaxDepth {
+		if depth > e.cfg.encodeMaxDepth {
 			e.L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
 		}
 		n := e.arrayLength(x)
@@ -148,12 +252,26 @@ func (e *cjsonEncoder) value(v lua.LValue, depth int) {
 	}
 }
 
+// number is json_append_number: "%.<precision>g", NaN and Inf as
+// encode_invalid_numbers says.
 func (e *cjsonEncoder) number(n lua.LNumber) {
 	f := float64(n)
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		e.fail(n, "must not be NaN or Inf")
+		switch e.cfg.encodeInvalid {
+		case cjsonInvalidOff:
+			e.fail(n, "must not be NaN or Inf")
+		case cjsonInvalidNull:
+			e.buf = append(e.buf, "null"...)
+		case cjsonInvalidOn:
+			if math.IsNaN(f) {
+				e.buf = append(e.buf, "nan"...)
+			} else {
+				e.buf = append(e.buf, formatNumber(f)...) // C's inf, -inf
+			}
+		}
+		return
 	}
-	e.buf = strconv.AppendFloat(e.buf, f, 'g', 14, 64)
+	e.buf = strconv.AppendFloat(e.buf, f, 'g', e.cfg.precision, 64)
 }
 
 // arrayLength is lua_array_length: the largest index when every key is an
@@ -170,8 +288,11 @@ func (e *cjsonEncoder) arrayLength(t *lua.LTable) int {
 		}
 		items++
 	}
-	if max > float64(items*cjsonSparseRatio) && max > cjsonSparseSafe {
-		e.fail(t, "excessively sparse array")
+	if c := e.cfg; c.sparseRatio > 0 && max > float64(items)*float64(c.sparseRatio) && max > float64(c.sparseSafe) {
+		if c.sparseConvert == 0 {
+			e.fail(t, "excessively sparse array")
+		}
+		return -1
 	}
 	if max > math.MaxInt32 {
 		return math.MaxInt32
@@ -248,6 +369,7 @@ type jsonTok struct {
 type cjsonDecoder struct {
 	L     *lua.LState
 	null  *lua.LUserData
+	cfg   *cjsonConfig
 	data  string
 	pos   int
 	depth int
@@ -258,16 +380,16 @@ func (st *cjsonState) decode(L *lua.LState) int {
 		argError(L, 1, "decode", "expected 1 argument")
 	}
 	s := checkString(L, 1, "decode")
-	L.Push(cjsonDecode(L, st.null, s))
+	L.Push(cjsonDecode(L, st.null, &st.cfg, s))
 	return 1
 }
 
 // cjsonDecode is json_decode; it raises Lua errors for bad input.
-func cjsonDecode(L *lua.LState, null *lua.LUserData, s string) lua.LValue {
+func cjsonDecode(L *lua.LState, null *lua.LUserData, cfg *cjsonConfig, s string) lua.LValue {
 	if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
 		L.RaiseError("JSON parser does not support UTF-16 or UTF-32")
 	}
-	d := &cjsonDecoder{L: L, null: null, data: s}
+	d := &cjsonDecoder{L: L, null: null, cfg: cfg, data: s}
 	tok := d.next()
 	v := d.value(tok)
 	tok = d.next()
@@ -322,6 +444,9 @@ func (d *cjsonDecoder) next() jsonTok {
 	case c == '"':
 		return d.stringToken()
 	case c == '-' || (c >= '0' && c <= '9'):
+		if d.cfg.decodeInvalid == 0 && invalidJSONNumber(rest) {
+			return d.errTok("invalid number")
+		}
 		return d.numberToken()
 	case strings.HasPrefix(rest, "true"):
 		d.pos += 4
@@ -332,7 +457,7 @@ func (d *cjsonDecoder) next() jsonTok {
 	case strings.HasPrefix(rest, "null"):
 		d.pos += 4
 		return jsonTok{typ: tNull, index: tok.index}
-	case strings.IndexByte("fiInNt+", c) >= 0 && invalidJSONNumber(rest):
+	case d.cfg.decodeInvalid != 0 && invalidJSONNumber(rest):
 		return d.numberToken()
 	}
 	return d.errTok("invalid token")
@@ -471,7 +596,7 @@ func (d *cjsonDecoder) unicodeEscape(b []byte) ([]byte, bool) {
 
 func (d *cjsonDecoder) descend() {
 	d.depth++
-	if d.depth > cjsonMaxDepth {
+	if d.depth > d.cfg.decodeMaxDepth {
 		d.L.RaiseError("Found too many nested data structures (%d) at character %d", d.depth, d.pos)
 	}
 }

@@ -100,14 +100,15 @@ func FuzzCjsonDecode(f *testing.F) {
 	vm := NewVM(KindEval)
 	defer vm.Close()
 	null := vm.L.NewUserData()
+	cfg := defaultCjsonConfig()
 	f.Fuzz(func(t *testing.T, s string) {
 		L := vm.L
 		L.SetTop(0)
 		fn := L.NewFunction(func(L *lua.LState) int {
-			v := cjsonDecode(L, null, s)
-			e := &cjsonEncoder{L: L, null: null}
+			v := cjsonDecode(L, null, &cfg, s)
+			e := &cjsonEncoder{L: L, null: null, cfg: &cfg}
 			e.value(v, 0)
-			cjsonDecode(L, null, string(e.buf))
+			cjsonDecode(L, null, &cfg, string(e.buf))
 			return 0
 		})
 		L.Push(fn)
