@@ -123,7 +123,7 @@ func (d DB) aggregateLocked(k keyAt, key []byte, typ Type, create func() aggrega
 		if create == nil {
 			return false, nil
 		}
-		if d.e.overLimit() {
+		if d.overLimit() {
 			return false, ErrOOM
 		}
 		a = create()

@@ -58,7 +58,7 @@ func (d DB) rewriteString(key []byte, denyOOM, countLookup bool, fn rewriteFunc)
 	if value == nil {
 		return err
 	}
-	if denyOOM && d.e.overLimit() {
+	if denyOOM && d.overLimit() {
 		return ErrOOM
 	}
 	d.storePlain(s, slot, key, h, value, EncRaw, keepMeta, now)
@@ -347,7 +347,7 @@ func (d DB) BitOp(op BitOpKind, dest []byte, srcs [][]byte) (int, error) {
 			}
 			return nil
 		}
-		if tx.d.e.overLimit() {
+		if tx.d.overLimit() {
 			return ErrOOM
 		}
 		tx.writeString(0, bitOp(op, vals, n), true)

@@ -127,7 +127,7 @@ func (d DB) RestoreKey(it *SnapItem, o RestoreOptions) (RestoreResult, error) {
 	if slot >= 0 && !o.Replace {
 		return res, ErrBusyKey
 	}
-	if d.e.overLimit() {
+	if d.overLimit() {
 		return res, ErrOOM
 	}
 	if slot >= 0 {

@@ -121,6 +121,11 @@ func (e *Engine) SetMaxMemory(n int64) {
 // to read before every write.
 func (e *Engine) UsedMemory() int64 { return e.used.Load() }
 
+// ChargeMemory adds delta bytes held outside the keyspace to used memory,
+// so that maxmemory counts them as Redis's used_memory does: the script
+// cache and the FUNCTION libraries (scripting.Engine.SetMemoryCharge).
+func (e *Engine) ChargeMemory(delta int64) { e.used.Add(delta) }
+
 // UsedMemoryExact is UsedMemory with what the shards hold back (tally.go),
 // for reports: INFO used_memory, memcached's bytes.
 func (e *Engine) UsedMemoryExact() int64 {
@@ -189,7 +194,11 @@ type DB struct {
 	base     int
 	NoTouch  bool
 	TrackCAS bool
-	events   *EventQueue // events for after the command (notify.go); nil: at once
+	// MayOvershoot lets writes through this handle grow memory past
+	// maxmemory: the caller already decided they may (a script flagged
+	// allow-oom, which Redis lets run any command at the bound).
+	MayOvershoot bool
+	events       *EventQueue // events for after the command (notify.go); nil: at once
 	// expiryAt, when not 0, is the unix ms at which keys are judged
 	// expired through this handle (At).
 	expiryAt int64
@@ -386,6 +395,9 @@ func (e *Engine) overLimit() bool {
 	max := e.maxMemory.Load()
 	return max > 0 && e.used.Load() > max && (e.evictionConfig().Policy == NoEviction || e.evictFailed.Load())
 }
+
+// overLimit is the engine's overLimit unless the handle may overshoot.
+func (d DB) overLimit() bool { return !d.MayOvershoot && d.e.overLimit() }
 
 // keepMeta, passed to store, keeps the key's expiry and memcached flags.
 var keepMeta *recordMeta

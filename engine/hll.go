@@ -786,7 +786,7 @@ func (d DB) PFMerge(dest []byte, srcs [][]byte, sparseMax int) error {
 				return ErrCorruptHLL
 			}
 		}
-		if tx.d.e.overLimit() {
+		if tx.d.overLimit() {
 			return ErrOOM
 		}
 		var v []byte

@@ -37,6 +37,9 @@ type SortSpec struct {
 	Count    int64    // LIMIT count; negative for all
 	Desc     bool
 	Alpha    bool
+	// ForScript: the caller is a script, for which Redis sorts a set's
+	// members even under BY nosort, as for STORE (CLIENT_SCRIPT).
+	ForScript bool
 }
 
 // sortItem is one element being sorted.
@@ -141,7 +144,7 @@ func (d DB) sortLocked(tx *KeyTx, spec *SortSpec, store bool) ([][]byte, error) 
 	}
 
 	dontSort, alpha, by := spec.DontSort, spec.Alpha, spec.By
-	if dontSort && typ == TypeSet && store {
+	if dontSort && typ == TypeSet && (store || spec.ForScript) {
 		// A set has no natural order to keep in a stored result.
 		dontSort, alpha, by = false, true, nil
 	}

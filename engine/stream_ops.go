@@ -122,7 +122,7 @@ func (d DB) streamWriteLocked(k keyAt, key []byte, create bool, op streamOp) (bo
 		if !create {
 			return false, nil
 		}
-		if d.e.overLimit() {
+		if d.overLimit() {
 			return false, ErrOOM
 		}
 		st = &stream{}

@@ -133,7 +133,7 @@ func (d DB) setLocked(k keyAt, key, value []byte, o SetOptions) (SetResult, erro
 		}
 		return res, nil
 	}
-	if d.e.overLimit() {
+	if d.overLimit() {
 		return res, ErrOOM
 	}
 	expireAt := int64(0)
@@ -217,7 +217,7 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 		if o.MustExist || o.CAS != 0 {
 			return res, nil
 		}
-		if d.e.overLimit() {
+		if d.overLimit() {
 			return res, ErrOOM
 		}
 		if maxLen > 0 && int64(len(data)) > maxLen {
@@ -239,7 +239,7 @@ func (d DB) Append(key, data []byte, o AppendOptions, maxLen int64) (AppendResul
 	if maxLen > 0 && int64(s.plainSize(en)+len(data)) > maxLen {
 		return res, ErrTooLarge
 	}
-	if d.e.overLimit() {
+	if d.overLimit() {
 		return res, ErrOOM
 	}
 	old, buf := s.plainValue(en, true)
@@ -286,7 +286,7 @@ func (d DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, E
 		}
 		return d.itemOf(&s.shardData, &s.entries[slot]), nil
 	}
-	if d.e.overLimit() {
+	if d.overLimit() {
 		return Item{}, ErrOOM
 	}
 	slot = d.store(s, slot, key, k.h, value, enc, keepMeta, k.now)
@@ -410,7 +410,7 @@ func (d DB) IncrUnsigned(key []byte, delta uint64, decr bool, cas uint64) (IncrR
 	for len(out) < len(old) {
 		out = append(out, ' ')
 	}
-	if d.e.overLimit() && len(out) > len(old) {
+	if d.overLimit() && len(out) > len(old) {
 		return found, ErrOOM
 	}
 	slot = d.store(s, slot, key, k.h, out, encodingFor(out), keepMeta, k.now)
@@ -548,7 +548,7 @@ func (d DB) MSet(pairs [][]byte, onlyIfNoneExist bool) (bool, error) {
 			}
 		}
 	}
-	if d.e.overLimit() {
+	if d.overLimit() {
 		return false, ErrOOM
 	}
 	for i := 0; i < n; i++ {

@@ -118,9 +118,9 @@ func newClient(f *Frontend, p server.Peer) *Client {
 
 // selectDB switches the client's database.
 func (c *Client) selectDB(n int) {
-	noTouch := c.db.NoTouch
+	noTouch, overshoot := c.db.NoTouch, c.db.MayOvershoot
 	c.db = c.fe.eng.DB(n).WithEvents(&c.events).At(c.expiryAt)
-	c.db.NoTouch = noTouch
+	c.db.NoTouch, c.db.MayOvershoot = noTouch, overshoot
 	c.dbNum.Store(int32(n))
 }
 

@@ -39,6 +39,9 @@ type debugState struct {
 	// which a list element is a plain quicklist node in DUMP payloads
 	// and DEBUG OBJECT; 0 is Redis's default (1 GB).
 	packedThreshold atomic.Int64
+	// allowNoScript is DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call
+	// commands flagged noscript (Redis's script_disable_deny_script).
+	allowNoScript atomic.Bool
 }
 
 // debugSub is one DEBUG subcommand: its name, Redis's test of the
@@ -81,6 +84,7 @@ var debugSubs = []debugSub{
 	{"error", argcIs(3), cmdDebugError},
 	{"change-repl-id", argcIs(2), cmdDebugChangeReplID},
 	{"stringmatch-test", argcIs(2), cmdDebugStringmatchTest},
+	{"set-disable-deny-scripts", argcIs(3), cmdDebugDisableDenyScripts},
 }
 
 // ErrDebugNotAllowed is the refusal of DEBUG under enable-debug-command no
@@ -541,6 +545,14 @@ func cmdDebugSleep(c *Client, args [][]byte) {
 // turns the active expiry cycle on, 0 off.
 func cmdDebugSetActiveExpire(c *Client, args [][]byte) {
 	c.fe.eng.SetActiveExpire(cAtoi(args[2]) != 0)
+	c.w.Status("OK")
+}
+
+// cmdDebugDisableDenyScripts is DEBUG SET-DISABLE-DENY-SCRIPTS <0|1>,
+// which Redis's own tests use to run DEBUG and CLIENT from scripts; Redis
+// lists it in no DEBUG HELP line.
+func cmdDebugDisableDenyScripts(c *Client, args [][]byte) {
+	c.fe.debug.allowNoScript.Store(cAtoi(args[2]) != 0)
 	c.w.Status("OK")
 }
 

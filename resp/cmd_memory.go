@@ -79,12 +79,14 @@ func cmdMemoryUsage(c *Client, args [][]byte) {
 // MEMORY STATS and MEMORY DOCTOR report and INFO memory's overhead and
 // dataset fields.
 //
-// Tandem's used memory is the keyspace's alone (the engine's accounting);
-// within it, the overhead is each database's index (its entry slices and
-// bucket arrays) and the dataset is the rest. The connections' buffers and
-// the scripts' caches are reported in their fields but are not part of
-// used memory, so neither are they of the overhead: overhead plus dataset
-// is used memory, as in Redis.
+// Tandem's used memory is the keyspace's (the engine's accounting) and the
+// scripts' caches (the script cache and the FUNCTION libraries, charged
+// to the engine as Redis counts them in used_memory); within it, the
+// overhead is each database's index (its entry slices and bucket arrays)
+// and the scripts' caches, and the dataset is the rest. The connections'
+// buffers are reported in their field but are not part of used memory, so
+// neither are they of the overhead: overhead plus dataset is used memory,
+// as in Redis.
 type memOverhead struct {
 	total, peak, startup  int64
 	clients, lua, funcs   int64
@@ -111,6 +113,7 @@ func (f *Frontend) memoryOverhead() memOverhead {
 	m.clients = f.buffers().Total
 	evalMem, _, _, _, funcMem := f.scriptingInfo()
 	m.lua, m.funcs = evalMem, funcMem
+	m.overheadTotal = m.lua + m.funcs
 	for i := 0; i < f.eng.Databases(); i++ {
 		db := f.eng.DB(i)
 		keys := db.Size()

@@ -262,6 +262,9 @@ func (c *Client) newScriptHost(flags scripting.Flags, ro bool) *scriptHost {
 	sc.db = c.db.At(sc.expiryAt)
 	sc.dbNum.Store(c.dbNum.Load())
 	compat := flags&scripting.FlagEvalCompat != 0
+	// allow-oom: the script's commands are not refused at maxmemory, by
+	// Call's check nor by the engine's (Redis's commands never check).
+	sc.db.MayOvershoot = !compat && flags&scripting.FlagAllowOOM != 0
 	return &scriptHost{
 		c:          sc,
 		caller:     c,
@@ -289,7 +292,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	if !cmd.arityOK(len(args)) {
 		return refuse(errScriptArity)
 	}
-	if cmd.Flags&FlagNoScript != 0 {
+	if cmd.Flags&FlagNoScript != 0 && !fe.debug.allowNoScript.Load() {
 		return refuse(errScriptNoScript)
 	}
 	if msg := h.caller.scriptACLDenied(cmd, args); msg != "" { // the caller's user (acl.go)
@@ -329,13 +332,17 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 // Log implements scripting.Host: redis.log goes to the server log.
 func (h *scriptHost) Log(level int, msg string) { scripting.LogTo(h.c.fe.log, level, msg) }
 
-// KnownCommand implements scripting.Host.
-func (h *scriptHost) KnownCommand(args [][]byte) bool {
+// ACLCheck implements scripting.Host as Redis's acl_check_cmd: the
+// caller's user against the command and its keys, with no ACL LOG entry.
+func (h *scriptHost) ACLCheck(args [][]byte) (known, allowed bool) {
 	cmd := h.c.fe.table.Lookup(args[0], h.c.scratch[:])
 	if cmd != nil && cmd.sub != nil && len(args) >= 2 {
 		cmd = cmd.subcommand(args[1], h.c.scratch[:])
 	}
-	return cmd != nil
+	if cmd == nil {
+		return false, false
+	}
+	return true, h.caller.userDenial(cmd, args).reason == ""
 }
 
 // runExclusive runs a script inside an exclusive section, marking the
@@ -552,6 +559,10 @@ func cmdFunctionDelete(c *Client, args [][]byte) {
 }
 
 func cmdFunctionFlush(c *Client, args [][]byte) {
+	if len(args) > 3 { // functionFlushCommand's first test, SCRIPT FLUSH has none
+		c.subcommandSyntaxError(args)
+		return
+	}
 	if !flushMode(args) {
 		c.w.Error(ErrFunctionFlushArg)
 		return

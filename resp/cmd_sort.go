@@ -57,7 +57,7 @@ func cmdSortRO(c *Client, args [][]byte) { sortGeneric(c, args, true) }
 // sortGeneric parses the options as Redis's sortCommandGeneric does: one
 // pass, the first error wins; the key's type is checked only after.
 func sortGeneric(c *Client, args [][]byte, readonly bool) {
-	spec := engine.SortSpec{Count: -1}
+	spec := engine.SortSpec{Count: -1, ForScript: c.inScript()}
 	var store []byte
 	// BY and GET patterns read keys no ACL key pattern was checked
 	// against: only a user who may read every key may use them (acl.go).

@@ -37,6 +37,11 @@ type Functions struct {
 
 	vmMu sync.Mutex // guards vm: a load or a call at a time
 	vm   *VM
+
+	// charge, when set, is told each change of Memory (SetMemoryCharge);
+	// charged is what it was told so far. Under mu.
+	charge  func(delta int64)
+	charged int64
 }
 
 func newFunctions() *Functions {
@@ -83,6 +88,21 @@ func (fs *Functions) Libraries() []*Library {
 func (fs *Functions) Memory() int64 {
 	fs.mu.RLock()
 	defer fs.mu.RUnlock()
+	return fs.memoryLocked()
+}
+
+// chargeLocked tells charge how the libraries' memory changed since it
+// was last told; every change of libs ends with it. Under mu.
+func (fs *Functions) chargeLocked() {
+	if fs.charge == nil {
+		return
+	}
+	n := fs.memoryLocked()
+	fs.charge(n - fs.charged)
+	fs.charged = n
+}
+
+func (fs *Functions) memoryLocked() int64 {
 	var n int64
 	for _, l := range fs.libs {
 		n += int64(len(l.Code)) + 64
@@ -102,6 +122,7 @@ func (fs *Functions) Delete(name string) bool {
 		return false
 	}
 	fs.unlinkLocked(lib)
+	fs.chargeLocked()
 	return true
 }
 
@@ -118,6 +139,7 @@ func (fs *Functions) Flush() {
 	fs.mu.Lock()
 	fs.libs = map[string]*Library{}
 	fs.funcs = map[string]*Function{}
+	fs.chargeLocked()
 	fs.mu.Unlock()
 	fs.vm.Close()
 	fs.vm = NewVM(KindFunction)
@@ -180,6 +202,7 @@ func (fs *Functions) Load(code []byte, replace bool, host Host) (string, string)
 	for _, f := range lib.Functions {
 		fs.funcs[strings.ToLower(f.Name)] = f
 	}
+	fs.chargeLocked()
 	return name, ""
 }
 

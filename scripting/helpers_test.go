@@ -125,9 +125,9 @@ func (h *fakeHost) Log(level int, msg string) {
 	h.logs = append(h.logs, strconv.Itoa(level)+" "+msg)
 }
 
-func (h *fakeHost) KnownCommand(args [][]byte) bool {
+func (h *fakeHost) ACLCheck(args [][]byte) (bool, bool) {
 	_, ok := h.replies[string(args[0])]
-	return ok
+	return ok, ok
 }
 
 // evalOn runs body as EVAL on e with keys and args, replying in proto.

@@ -29,5 +29,5 @@ type logHost struct{ log *slog.Logger }
 func (h logHost) Call([][]byte, int) ([]byte, string) {
 	return nil, "This Redis command is not allowed from script"
 }
-func (h logHost) Log(level int, msg string)  { LogTo(h.log, level, msg) }
-func (h logHost) KnownCommand([][]byte) bool { return false }
+func (h logHost) Log(level int, msg string)      { LogTo(h.log, level, msg) }
+func (h logHost) ACLCheck([][]byte) (bool, bool) { return false, false }

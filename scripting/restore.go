@@ -57,6 +57,7 @@ func (fs *Functions) Restore(codes [][]byte, policy RestorePolicy, host Host) st
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	defer fs.chargeLocked() // after the libraries change, or do not
 	if policy == RestoreFlush {
 		fs.libs, fs.funcs = libs, funcs
 		return ""

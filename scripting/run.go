@@ -30,6 +30,16 @@ func NewEngine() *Engine {
 	return &Engine{Cache: NewCache(), Functions: newFunctions()}
 }
 
+// SetMemoryCharge makes the script cache and the libraries report each
+// change of their memory (used_memory_scripts_eval, used_memory_functions)
+// to charge, as a delta: Redis allocates both with zmalloc, so they count
+// in used_memory and against maxmemory (the Lua states' own memory, Lua's
+// allocator, does not). Call it before any script is loaded.
+func (e *Engine) SetMemoryCharge(charge func(delta int64)) {
+	e.Cache.charge = charge
+	e.Functions.charge = charge
+}
+
 // FlushScripts empties the script cache and starts a fresh Lua state for
 // EVAL (SCRIPT FLUSH).
 func (e *Engine) FlushScripts() {
@@ -395,10 +405,11 @@ func (vm *VM) newRedisTable(load bool) *lua.LTable {
 		if msg != "" {
 			raiseError(L, msg)
 		}
-		if !vm.run.Host.KnownCommand(args) {
+		known, allowed := vm.run.Host.ACLCheck(args)
+		if !known {
 			raiseError(L, "Invalid command passed to redis.acl_check_cmd()")
 		}
-		L.Push(lua.LTrue)
+		L.Push(lua.LBool(allowed))
 		return 1
 	})
 	t.RawSetString("REPL_NONE", lua.LNumber(0))

@@ -187,6 +187,8 @@ type Cache struct {
 	mu     sync.RWMutex
 	m      map[string]*Script
 	memory int64
+	// charge, when set, is told each change of memory (SetMemoryCharge).
+	charge func(delta int64)
 }
 
 // NewCache returns an empty cache.
@@ -219,6 +221,9 @@ func (c *Cache) Load(body []byte) (*Script, string) {
 	} else {
 		c.m[s.SHA] = s
 		c.memory += scriptMemory(s)
+		if c.charge != nil {
+			c.charge(scriptMemory(s))
+		}
 	}
 	c.mu.Unlock()
 	return s, ""
@@ -232,6 +237,9 @@ func scriptMemory(s *Script) int64 { return int64(len(s.Body)) + 40 + 64 }
 func (c *Cache) Flush() {
 	c.mu.Lock()
 	c.m = map[string]*Script{}
+	if c.charge != nil {
+		c.charge(-c.memory)
+	}
 	c.memory = 0
 	c.mu.Unlock()
 }

@@ -23,9 +23,10 @@ type Host interface {
 	Call(args [][]byte, proto int) (reply []byte, refusal string)
 	// Log writes msg to the server log at level (0 debug … 3 warning).
 	Log(level int, msg string)
-	// KnownCommand reports whether args names a command (and subcommand)
-	// of the table, for redis.acl_check_cmd.
-	KnownCommand(args [][]byte) bool
+	// ACLCheck is redis.acl_check_cmd: known reports whether args names a
+	// command (and subcommand) of the table, allowed whether the script's
+	// caller may run it on those arguments.
+	ACLCheck(args [][]byte) (known, allowed bool)
 }
 
 // Kind tells the two Lua worlds apart: EVAL scripts and FUNCTION

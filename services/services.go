@@ -80,6 +80,7 @@ func New(o Options) *Services {
 	}
 	s.Hub = pubsub.New()
 	s.Scripts = scripting.NewEngine()
+	s.Scripts.SetMemoryCharge(s.Engine.ChargeMemory) // counted in used memory and against maxmemory, as Redis's
 	s.Persist = snapshot.New(snapshot.Options{Engine: s.Engine, Config: s.Config, Logger: s.Log,
 		Functions: s.functionSources, Function: s.loadFunction,
 		Limits: func() engine.RestoreLimits { return EncodingLimits(s.Config) }})

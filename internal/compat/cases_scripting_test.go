@@ -167,6 +167,50 @@ var scriptingCases = []redisCase{
 		eval("return tostring(math.random())", "0"),
 		eval("math.randomseed(7); return math.random(1000000)", "0"),
 	)},
+	// redis.acl_check_cmd answers false for what the caller's user may
+	// not run (a command, a key), and raises only for an unknown command.
+	{name: "acl_check_cmd", cmds: cmds(
+		mbs("ACL SETUSER scriptbob reset on >123 +@scripting +set ~x*", "AUTH scriptbob 123"),
+		eval("return redis.acl_check_cmd('set','xx',1)", "1", "xx"),
+		eval("return redis.acl_check_cmd('hset','xx','f',1)", "1", "xx"),
+		eval("return redis.acl_check_cmd('set','yy',1)", "0"),
+		eval("return redis.acl_check_cmd('invalid-cmd','arg')", "0"),
+		eval("return redis.acl_check_cmd()", "0"),
+		mbs("AUTH default x", "ACL DELUSER scriptbob"),
+	)},
+	// DEBUG SET-DISABLE-DENY-SCRIPTS lets scripts call noscript commands
+	// (Redis's tests run DEBUG PROTOCOL from Lua with it).
+	{name: "debug set-disable-deny-scripts", cmds: cmds(
+		eval("return redis.call('debug','protocol','bignum')", "0"),
+		mbs("DEBUG SET-DISABLE-DENY-SCRIPTS 1"),
+		eval("redis.setresp(3); return redis.call('debug','protocol','bignum')", "0"),
+		eval("redis.setresp(3); return redis.call('debug','protocol','double')", "0"),
+		mbs("DEBUG SET-DISABLE-DENY-SCRIPTS 0"),
+		eval("return redis.call('debug','protocol','bignum')", "0"),
+	)},
+	// maxmemory counts the script cache, as Redis's used_memory does: an
+	// empty keyspace with a cached script is over a maxmemory of 1, so a
+	// script's first denyoom write is refused; allow-oom scripts run.
+	{name: "scripts at maxmemory", cmds: cmds(
+		mbs("SCRIPT FLUSH"),
+		cmd("SCRIPT", "LOAD", "return 1"),
+		mbs("CONFIG SET maxmemory 1"),
+		eval("return redis.call('set','x',1)", "0"),
+		eval("return redis.pcall('set','x',1)['err']", "0"),
+		eval("#!lua flags=allow-oom\nreturn redis.call('set','x',1)", "0"),
+		eval("return redis.call('get','x')", "0"),
+		mbs("CONFIG SET maxmemory 0", "SCRIPT FLUSH"),
+	)},
+	// SORT BY nosort of a set, from a script, sorts the members as ALPHA,
+	// as for STORE, so the reply is the same wherever the script runs.
+	{name: "sort by constant in a script", cmds: cmds(
+		mbs("SADD myset a b c d e f g h i l m n o p q r s t u v z aa aaa azz"),
+		eval("return redis.call('sort',KEYS[1],'by','_')", "1", "myset"),
+		eval("return redis.call('sort',KEYS[1],'by','_','get','#','get','_:*')", "1", "myset"),
+		eval("return redis.call('sort',KEYS[1],'by','_','desc','limit','0','3')", "1", "myset"),
+		mbs("RPUSH mylist c a b"),
+		eval("return redis.call('sort',KEYS[1],'by','_')", "1", "mylist"),
+	)},
 	{name: "scripting getkeys", cmds: cmds(
 		cmd("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c"),
 		cmd("COMMAND", "GETKEYS", "FCALL", "f", "1", "a", "b"),
@@ -206,6 +250,37 @@ var scriptLibCases = []redisCase{
 		eval("return cjson.decode('\"\\\\q\"')", "0"),
 		eval("return cjson.encode(cjson.decode('[[[[1]]]]'))", "0"),
 	)},
+	// The configuration functions change the table's encode and decode
+	// until SCRIPT FLUSH starts a new Lua state.
+	{name: "cjson configuration", cmds: cmds(
+		mbs("SCRIPT FLUSH"),
+		eval("return {cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision(), cjson.encode_keep_buffer(), cjson.decode_invalid_numbers()}", "0"),
+		eval("return {cjson.encode_sparse_array()}", "0"),
+		eval("return cjson.encode_invalid_numbers()", "0"),
+		eval("return cjson.encode_max_depth(0)", "0"),
+		eval("return cjson.encode_max_depth('x')", "0"),
+		eval("return cjson.encode_max_depth(1, 2)", "0"),
+		eval("return cjson.encode_sparse_array(true, -1)", "0"),
+		eval("return cjson.encode_invalid_numbers('bad')", "0"),
+		eval("return cjson.encode_number_precision(15)", "0"),
+		eval("cjson.encode_max_depth(1); return cjson.encode({1})", "0"),
+		eval("return cjson.encode({{1}})", "0"),
+		eval("cjson.decode_max_depth(1); return cjson.decode('[1]')", "0"),
+		eval("return cjson.decode('[[1]]')", "0"),
+		eval("return cjson.encode_invalid_numbers('null')", "0"),
+		eval("return cjson.encode({1/0, 0/0})", "0"),
+		eval("cjson.encode_invalid_numbers(true); return cjson.encode({1/0, -1/0, 0/0})", "0"),
+		eval("cjson.encode_number_precision(3); return cjson.encode({3.14159, 1234567})", "0"),
+		eval("return {cjson.encode_sparse_array(true)}", "0"),
+		eval("return cjson.encode({[1]=1, [20]=2})", "0"),
+		eval("cjson.encode_sparse_array(false, 0); return cjson.encode({[1]=1, [40]=2})", "0"),
+		eval("cjson.decode_invalid_numbers(false); return cjson.decode('0x10')", "0"),
+		eval("return cjson.decode('nan')", "0"),
+		eval("return cjson.decode('-Infinity')", "0"),
+		eval("return cjson.decode('12')", "0"),
+		mbs("SCRIPT FLUSH"),
+		eval("return cjson.encode({{1}, 1/0 ~= nil})", "0"),
+	)},
 	{name: "cmsgpack", cmds: cmds(
 		eval("return cmsgpack.pack({1,2,3}, 'abc', 1.5, -1, 300, true, nil, {a=1})", "0"),
 		eval("return {cmsgpack.unpack(cmsgpack.pack({1,2,{'x'}}, 'abc', 1.5, -33, 70000))}", "0"),
@@ -237,6 +312,18 @@ var scriptLibCases = []redisCase{
 }
 
 var functionCases = []redisCase{
+	// FUNCTION LOAD and RESTORE are denyoom, and the libraries count in
+	// used memory as Redis's used_memory_functions: with one loaded, a
+	// maxmemory of 1 refuses both; an allow-oom function writes anyway.
+	{name: "functions at maxmemory", cmds: cmds(
+		mbs("FUNCTION FLUSH"),
+		cmd("FUNCTION", "LOAD", "#!lua name=oomlib\nredis.register_function{function_name='oomset', callback=function(keys) return redis.call('set', keys[1], '1') end, flags={'allow-oom'}}\n"+
+			"redis.register_function('plainset', function(keys) return redis.call('set', keys[1], '1') end)"),
+		mbs("SET a 1", "CONFIG SET maxmemory 1"),
+		cmd("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('f1', function() return 1 end)"),
+		mbs("FUNCTION RESTORE bad", "FCALL plainset 1 x", "FCALL oomset 1 x", "GET x"),
+		mbs("CONFIG SET maxmemory 0", "FUNCTION FLUSH"),
+	)},
 	{name: "function load and call", cmds: cmds(
 		mbs("FUNCTION FLUSH"),
 		cmd("FUNCTION", "LOAD", "#!lua name=mylib\nredis.register_function('f1', function(keys, args) return {keys[1], args[1]} end)\n"+
@@ -269,7 +356,7 @@ var functionCases = []redisCase{
 		cmd("FUNCTION", "LOAD", "#!lua name=t1\nlocal s = string.format('%d', 1)\nredis.register_function('t1f', function() return s end)"),
 		cmd("FUNCTION", "LOAD", "#!js name=x\n"),
 		cmd("FUNCTION", "LOAD", "badarg", "#!lua name=lib3\n"),
-		mbs("FUNCTION FLUSH bad", "FUNCTION FLUSH"),
+		mbs("FUNCTION FLUSH bad", "FUNCTION FLUSH SYNC extra", "FUNCTION FLUSH"),
 	)},
 	{name: "function errors and replace", cmds: cmds(
 		mbs("FUNCTION FLUSH"),
