@@ -25,7 +25,7 @@ type Engine struct {
 	startMs   int64
 
 	// used and dead lag the shards' parts by up to sumStep each (tally.go).
-	used    atomic.Int64 // accounted bytes of all entries
+	used    atomic.Int64 // accounted bytes of all entries, and ChargeMemory's
 	dead    atomic.Int64 // bytes of dead records awaiting compaction (arena.go)
 	sumStep atomic.Int64 // what each shard may hold back of used and dead
 	// dbKeys counts the keys of each database, kept by its shards (DBSIZE,

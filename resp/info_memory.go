@@ -16,7 +16,8 @@ import (
 // INFO memory: redis 7.0's fields in its order, and the peak sampler.
 //
 // used_memory is the engine's accounting of the keyspace (each value at
-// the size the Go allocator hands out for it, index share included). The
+// the size the Go allocator hands out for it, index share included) and
+// of the script cache and FUNCTION libraries (engine.ChargeMemory). The
 // allocator_* fields come from the Go runtime (runtime/metrics): allocated
 // is the heap's objects, active adds the free space of in-use spans,
 // resident is what the runtime has mapped and not returned to the OS.
