@@ -24,6 +24,17 @@ import (
 // which entries qualify does not depend on the clock either. Every 50
 // commands each stream's XINFO STREAM FULL is compared too.
 //
+// redisNodeBug: redis-server 7.0.15's streamAppendItem loses a new node
+// when stream-node-max-bytes is below its 4096-byte preallocation and the
+// node's first entry outgrows it: the node's listpack is reallocated
+// while the previous node, shrunk to fit, has moved; when the new
+// listpack lands where the previous one was, its pointer is never
+// written back to the radix tree, which keeps the freed one, and the
+// stream then reads another key's entries (found by seed 7 with
+// stream-node-max-bytes 60 and 300-byte values). Tandem keeps the
+// entries; the sequence avoids the case: stream-node-max-bytes is 0,
+// 200 or 4096, and short values go with 200.
+//
 // COMPAT_SEED=n replays another sequence; the seeds below are kept
 // because they found differences.
 func TestRandomStreams(t *testing.T) {
@@ -50,6 +61,9 @@ type streamFuzz struct {
 	n        int
 	last     map[string]uint64   // per key, the ms part of the last ID the reference gave
 	ids      map[string][]string // per key, IDs XADD gave (maybe deleted since)
+	// smallNodes: stream-node-max-bytes is below Redis's 4096-byte
+	// preallocation, so values stay short (see redisNodeBug).
+	smallNodes bool
 	// What the run covered, logged at the end.
 	errors, added, claimed, read int
 }
@@ -76,6 +90,7 @@ func newStreamFuzz(t *testing.T, proto int, seed uint64) *streamFuzz {
 	t.Cleanup(func() {
 		for _, addr := range []string{refRedis, sutRedis} {
 			controlFor(addr).roundTrip(cmd("CONFIG", "SET", "stream-node-max-entries", "100"))
+			controlFor(addr).roundTrip(cmd("CONFIG", "SET", "stream-node-max-bytes", "4096"))
 		}
 	})
 	f.exact("SET", "str", "v")
@@ -242,8 +257,19 @@ func (f *streamFuzz) fields() []string {
 	}
 	for n := 1 + f.rng.IntN(3); n > 0; n-- {
 		v := strconv.Itoa(f.rng.IntN(1000) - 500)
-		if f.rng.IntN(5) == 0 {
+		switch f.rng.IntN(12) {
+		case 0, 1:
 			v = strings.Repeat("v", f.rng.IntN(40))
+			if f.smallNodes {
+				v = v[:min(len(v), 12)]
+			}
+		case 2:
+			if f.smallNodes {
+				break
+			}
+			v = strings.Repeat("w", 50+f.rng.IntN(250))
+		case 3:
+			v = strconv.FormatInt(f.rng.Int64N(1<<62)-1<<61, 10) // listpack integers of every width
 		}
 		out = append(out, f.pick(sfuzzFields), v)
 	}
@@ -271,7 +297,7 @@ func (f *streamFuzz) trim(key string) []string {
 	} else {
 		out = append(out, f.id(key))
 	}
-	if approx && f.rng.IntN(3) == 0 {
+	if (approx || f.rng.IntN(20) == 0) && f.rng.IntN(3) == 0 { // LIMIT without ~ is an error
 		out = append(out, "LIMIT", strconv.Itoa(f.rng.IntN(10)))
 	}
 	return out
@@ -337,6 +363,15 @@ func (f *streamFuzz) step() {
 			return
 		}
 		f.exact("XLEN", key)
+	case op < 17 && f.rng.IntN(8) == 0: // the node limits, for the next XADDs
+		if f.rng.IntN(2) == 0 {
+			f.exact("CONFIG", "SET", "stream-node-max-entries", f.pick([]string{"0", "1", "2", "4", "4", "10", "100"}))
+		} else {
+			// Not below 200: see redisNodeBug.
+			v := f.pick([]string{"0", "200", "4096", "4096"})
+			f.exact("CONFIG", "SET", "stream-node-max-bytes", v)
+			f.smallNodes = v == "200"
+		}
 	case op < 17: // XSETID
 		id := fmt.Sprintf("%d-%d", f.last[key]+uint64(f.rng.IntN(3)), f.rng.IntN(4))
 		args := []string{"XSETID", key, id}
@@ -482,5 +517,46 @@ func (f *streamFuzz) xgroup(key string) {
 		f.exact("XGROUP", "CREATECONSUMER", key, g, f.pick(sfuzzConsumers))
 	case 5:
 		f.exact("XGROUP", "DELCONSUMER", key, g, f.pick(sfuzzConsumers))
+	}
+}
+
+// TestStreamSmallNodesKeepEntries is the case redisNodeBug keeps out of
+// TestRandomStreams, on Tandem alone: with stream-node-max-bytes 60,
+// entries larger than a node, between writes to another stream, every
+// stream reads back exactly what was added to it.
+func TestStreamSmallNodesKeepEntries(t *testing.T) {
+	mustNotSelfTest(t) // redis-server may lose the entries
+	if err := flushRedis(sutRedis); err != nil {
+		t.Fatal(err)
+	}
+	c := dialRESP(t, sutRedis)
+	c.do("CONFIG", "SET", "stream-node-max-bytes", "60")
+	defer c.do("CONFIG", "SET", "stream-node-max-bytes", "4096")
+	want := map[string][]string{}
+	for i := 1; i <= 60; i++ {
+		key := []string{"s1", "s2"}[i%3/2]
+		v := strconv.Itoa(i)
+		if i%4 == 0 {
+			v = strings.Repeat("w", 50+i*5)
+		}
+		id := fmt.Sprintf("%d-%d", i, i%3)
+		if r := c.do("XADD", key, "MINID", "=", "1", id, "a", v, "g", "300"); r.text != id {
+			t.Fatalf("XADD %s %s: %q", key, id, r.raw)
+		}
+		want[key] = append(want[key], id+" a "+v+" g 300")
+	}
+	for key, entries := range want {
+		r := c.do("XRANGE", key, "-", "+")
+		var got []string
+		for _, e := range r.elems {
+			parts := []string{e.elems[0].text}
+			for _, x := range e.elems[1].elems {
+				parts = append(parts, x.text)
+			}
+			got = append(got, strings.Join(parts, " "))
+		}
+		if strings.Join(got, "\n") != strings.Join(entries, "\n") {
+			t.Errorf("%s reads back\n  %q\nnot\n  %q", key, got, entries)
+		}
 	}
 }
