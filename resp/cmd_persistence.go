@@ -122,10 +122,12 @@ func cmdShutdown(c *Client, args [][]byte) {
 // debugReload is DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE] (the DEBUG family is
 // cmd_debug.go): save, flush, load, the round trip tests use.
 func debugReload(c *Client, args [][]byte) {
-	flush, save := true, true
+	flush, merge, save := true, false, true
 	for _, a := range args[2:] {
 		switch strings.ToLower(string(a)) {
-		case "merge", "noflush":
+		case "merge":
+			merge = true
+		case "noflush":
 			flush = false
 		case "nosave":
 			save = false
@@ -149,8 +151,15 @@ func debugReload(c *Client, args [][]byte) {
 		}
 		// Load takes a missing dump for an empty one (a first start);
 		// Redis's reload fails on it, after the flush.
+		onto := snapshot.OntoEmpty // MERGE alone: flushed, nothing to merge with
+		switch {
+		case !flush && merge:
+			onto = snapshot.OntoMerge
+		case !flush:
+			onto = snapshot.OntoKeep
+		}
 		if _, err = os.Stat(c.fe.persist.Path()); err == nil {
-			_, err = c.fe.persist.Load()
+			_, err = c.fe.persist.LoadOnto(onto)
 		}
 	})
 	if err != nil {

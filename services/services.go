@@ -116,8 +116,8 @@ func (s *Services) functionSources() [][]byte {
 // loadFunction loads a library from a dump, replacing one of the same
 // name. A library's body sees only the loading API, so the only thing it
 // can ask of the server is redis.log.
-func (s *Services) loadFunction(code []byte) error {
-	if _, msg := s.Scripts.Functions.Load(code, true, scripting.LogHost(s.Log)); msg != "" {
+func (s *Services) loadFunction(code []byte, replace bool) error {
+	if _, msg := s.Scripts.Functions.Load(code, replace, scripting.LogHost(s.Log)); msg != "" {
 		return errors.New(msg)
 	}
 	return nil

@@ -235,9 +235,31 @@ func writeItem(w *rdb.Writer, it *engine.SnapItem) error {
 // LoadOptions say how a dump is loaded.
 type LoadOptions struct {
 	Limits engine.RestoreLimits
-	// Function loads a FUNCTION library's source (FUNCTION LOAD REPLACE).
-	Function func(code []byte) error
+	// Function loads a FUNCTION library's source; with replace a library
+	// of the same name gives way (FUNCTION LOAD REPLACE), else it is an
+	// error.
+	Function func(code []byte, replace bool) error
+	// Onto says what the keyspace may hold already.
+	Onto Onto
 }
+
+// Onto is what a load finds in the keyspace, as DEBUG RELOAD's options
+// say (Redis's RDBFLAGS_ALLOW_DUP).
+type Onto uint8
+
+const (
+	// OntoEmpty: nothing (start, DEBUG RELOAD); an error flushes what was
+	// loaded, so the keyspace is never half loaded.
+	OntoEmpty Onto = iota
+	// OntoMerge: the keyspace's data (DEBUG RELOAD NOFLUSH MERGE); a key
+	// or library the dump has too is replaced by the dump's.
+	OntoMerge
+	// OntoKeep: the keyspace's data (DEBUG RELOAD NOFLUSH); a key or
+	// library the dump has too is an error, as in Redis (which stops the
+	// server on a duplicated key: Tandem stops the load), and what was
+	// there and what loaded before the error stay.
+	OntoKeep
+)
 
 // LoadResult describes a finished load.
 type LoadResult struct {
@@ -270,7 +292,9 @@ func ReadFile(eng *engine.Engine, path string, o LoadOptions) (LoadResult, error
 	}
 	res, err := load(bufio.NewReaderSize(f, 1<<20), eng, o, maxKeys)
 	if err != nil {
-		eng.FlushAll()
+		if o.Onto == OntoEmpty {
+			eng.FlushAll()
+		}
 		return LoadResult{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return res, nil
@@ -295,7 +319,7 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions, maxKeys int64) (LoadRe
 		switch rec.Kind {
 		case rdb.KindFunction:
 			if o.Function != nil {
-				if err := o.Function(rec.Code); err != nil {
+				if err := o.Function(rec.Code, o.Onto != OntoKeep); err != nil {
 					return res, fmt.Errorf("loading a function library: %w", err)
 				}
 			}
@@ -314,8 +338,17 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions, maxKeys int64) (LoadRe
 		if rec.DB < 0 || rec.DB >= eng.Databases() {
 			return res, fmt.Errorf("key %q is in database %d, beyond the %d configured (databases)", rec.Key, rec.DB, eng.Databases())
 		}
+		db := eng.DB(rec.DB)
+		switch o.Onto {
+		case OntoMerge:
+			db.Delete(rec.Key) // Restore adds to an aggregate that is there
+		case OntoKeep:
+			if db.Exists(rec.Key) != 0 {
+				return res, fmt.Errorf("duplicated key %q in database %d", rec.Key, rec.DB)
+			}
+		}
 		itemOf(&it, rec)
-		ok, err := eng.DB(rec.DB).Restore(&it, o.Limits)
+		ok, err := db.Restore(&it, o.Limits)
 		if err != nil {
 			return res, fmt.Errorf("loading key %q: %w", rec.Key, err)
 		}

@@ -75,7 +75,7 @@ func FuzzLoadApply(f *testing.F) {
 		}
 		eng := engine.New(engine.Options{Clock: engine.NewManualClock(1_700_000_000_000), ShardBits: 2, Databases: 4})
 		var libs int
-		_, err := load(bytes.NewReader(data), eng, LoadOptions{Limits: limits, Function: func([]byte) error { libs++; return nil }}, int64(len(data)/3))
+		_, err := load(bytes.NewReader(data), eng, LoadOptions{Limits: limits, Function: func([]byte, bool) error { libs++; return nil }}, int64(len(data)/3))
 		if eng.UsedMemory() < 0 {
 			t.Fatalf("used memory %d after load (err %v)", eng.UsedMemory(), err)
 		}

@@ -21,7 +21,7 @@ type Manager struct {
 	cfg       *conf.Config
 	log       *slog.Logger
 	functions func() [][]byte
-	loadFn    func([]byte) error
+	loadFn    func([]byte, bool) error
 	limits    func() engine.RestoreLimits
 
 	mu           sync.Mutex
@@ -49,7 +49,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Functions returns the FUNCTION libraries to save; Function loads one.
 	Functions func() [][]byte
-	Function  func(code []byte) error
+	Function  func(code []byte, replace bool) error
 	// Limits returns the encoding thresholds configured now, which keys
 	// loaded from a dump follow.
 	Limits func() engine.RestoreLimits
@@ -70,9 +70,13 @@ func (m *Manager) Path() string { return filepath.Join(m.cfg.Dir(), m.cfg.DBFile
 
 // Load loads the dump file if there is one (at start, DEBUG RELOAD). A
 // missing file is no error; a bad one is, and leaves the keyspace empty.
-func (m *Manager) Load() (LoadResult, error) {
+func (m *Manager) Load() (LoadResult, error) { return m.LoadOnto(OntoEmpty) }
+
+// LoadOnto is Load into a keyspace that holds what onto says (DEBUG
+// RELOAD NOFLUSH, MERGE).
+func (m *Manager) LoadOnto(onto Onto) (LoadResult, error) {
 	start := time.Now()
-	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn})
+	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto})
 	if errors.Is(err, ErrNoFile) {
 		return res, nil
 	}
