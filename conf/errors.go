@@ -54,6 +54,7 @@ const (
 	reasonCluster      = "cluster mode is not supported by Tandem"
 	reasonNoListener   = "bind lists no address: Tandem would not listen anywhere"
 	reasonSamePorts    = "port and memcached-port must differ"
+	reasonMetricsPort  = "metrics-port must differ from port, memcached-port, tls-port and memcached-tls-port"
 	reasonIncludeDepth = "include nested too deeply (an include loop?)"
 	reasonConfigTwice  = "the configuration file is given twice (positional argument and --config)"
 	reasonConfigArgs   = "--config takes exactly one file name"

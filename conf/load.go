@@ -150,6 +150,9 @@ func validate(s *snapshot) string {
 	if port != 0 && port == mport {
 		return reasonSamePorts
 	}
+	if m := s.num[dMetricsPort]; m != 0 && (m == port || m == mport || m == s.num[dTLSPort] || m == s.num[dMemcachedTLSPort]) {
+		return reasonMetricsPort
+	}
 	return validateTLS(s)
 }
 

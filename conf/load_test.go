@@ -450,6 +450,8 @@ func TestLoadErrors(t *testing.T) {
 			"Reading the environment, at variable TANDEM_SAVE\n>>> 'TANDEM_SAVE=\"900 1'\nUnbalanced quotes in configuration line"},
 		{"no listener", "", []string{"--bind", ""}, nil, reasonNoListener},
 		{"same ports", "", []string{"--memcached-port", "6379"}, nil, reasonSamePorts},
+		{"metrics on the Redis port", "", []string{"--metrics-port", "6379"}, nil, reasonMetricsPort},
+		{"metrics on the memcached port", "", []string{"--metrics-port", "11211"}, nil, reasonMetricsPort},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
