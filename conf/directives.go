@@ -375,7 +375,7 @@ var table = [numDirectives]directive{
 	dSlowlogMaxLen:           {name: "slowlog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax},
 	dACLLogMaxLen:            {name: "acllog-max-len", kind: kindInt, flags: mutable, def: "128", min: 0, max: longMax}, // acl.go
 	dACLPubsubDefault:        {name: "acl-pubsub-default", kind: kindEnum, flags: mutable, def: "resetchannels", enum: aclPubsubNames},
-	dLatencyTracking:         {name: "latency-tracking", kind: kindBool, flags: mutable, def: "yes", inert: inertLatencyTracking},
+	dLatencyTracking:         {name: "latency-tracking", kind: kindBool, flags: mutable, def: "yes"},
 	dLatencyMonitorThreshold: {name: "latency-monitor-threshold", kind: kindInt, flags: mutable, def: "0", min: 0, max: longMax},
 
 	dClientOutputBufferLimit: {name: "client-output-buffer-limit", kind: kindSpecial, flags: mutable | multiArg,
@@ -462,7 +462,7 @@ var table = [numDirectives]directive{
 	dTrackingTableMaxKeys:       {name: "tracking-table-max-keys", kind: kindInt, flags: mutable, def: "1000000", min: 0, max: longMax}, // tracking.go
 	dSanitizeDumpPayload:        {name: "sanitize-dump-payload", kind: kindEnum, flags: mutable, def: "no", enum: []string{"no", "yes", "clients"}, inert: inertSanitize},
 	dLatencyTrackingInfoPercentiles: {name: "latency-tracking-info-percentiles", kind: kindSpecial, flags: mutable | multiArg, def: "50 99 99.9",
-		set: setLatencyPercentiles, get: getLatencyPercentiles, inert: inertLatencyTracking},
+		set: setLatencyPercentiles, get: getLatencyPercentiles},
 
 	// The append-only file: appendonly must be "no", so its tuning is inert.
 	dAppendFsync:                {name: "appendfsync", kind: kindEnum, flags: mutable, def: "everysec", enum: []string{"everysec", "always", "no"}, inert: inertAOF},

@@ -1,6 +1,10 @@
 package conf
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Typed getters, one per directive. Each is one atomic load and an array
 // index: cheap enough for every request on an event loop.
@@ -252,8 +256,21 @@ func (c *Config) SlowlogLogSlowerThan() int64 { return c.load().num[dSlowlogLogS
 // SlowlogMaxLen is the slow log's length.
 func (c *Config) SlowlogMaxLen() int { return int(c.load().num[dSlowlogMaxLen]) }
 
-// LatencyTracking records per-command latency percentiles.
+// LatencyTracking records per-command latency histograms (INFO
+// latencystats, LATENCY HISTOGRAM).
 func (c *Config) LatencyTracking() bool { return c.load().num[dLatencyTracking] != 0 }
+
+// LatencyTrackingInfoPercentiles are the percentiles INFO latencystats
+// prints, in order: each as Redis names it ("%f" without trailing zeros,
+// the directive's CONFIG GET form) and its value.
+func (c *Config) LatencyTrackingInfoPercentiles() (names []string, values []float64) {
+	names = strings.Fields(c.load().str[dLatencyTrackingInfoPercentiles])
+	values = make([]float64, len(names))
+	for i, f := range names {
+		values[i], _ = strconv.ParseFloat(f, 64) // checked when set
+	}
+	return names, values
+}
 
 // LatencyMonitorThreshold is the latency monitor's threshold in
 // milliseconds; 0 disables it.

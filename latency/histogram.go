@@ -77,6 +77,13 @@ func highestEquivalent(v int64) int64 {
 	return lowestEquivalent(v) + 1<<bucketOf(v) - 1
 }
 
+// HighestEquivalent and LowestEquivalent bound the counter a value (ns)
+// is counted in: what percentiles and buckets report.
+func HighestEquivalent(v int64) int64 { return highestEquivalent(v) }
+
+// LowestEquivalent: see HighestEquivalent.
+func LowestEquivalent(v int64) int64 { return lowestEquivalent(v) }
+
 // RecordUsec records a duration of usec microseconds, as Redis records a
 // command's (its duration in µs, times 1000), in the copy stripe picks.
 func (h *Histogram) RecordUsec(stripe uint8, usec int64) {

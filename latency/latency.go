@@ -97,22 +97,43 @@ func (m *Monitor) Latest() []Latest {
 // History is event's samples, oldest first; nil for an event without
 // samples. Event names are matched exactly.
 func (m *Monitor) History(event string) []Sample {
+	h, _, _ := m.Event(event)
+	return h
+}
+
+// Event is event's samples, oldest first, and its worst; ok is false for
+// an event without samples. Event names are matched exactly.
+func (m *Monitor) Event(event string) (samples []Sample, worst int64, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, s := range m.events {
 		if s.name != event {
 			continue
 		}
-		var out []Sample
 		for j := 0; j < HistoryLen; j++ {
 			if e := s.samples[(s.idx+j)%HistoryLen]; e.Time != 0 {
-				out = append(out, e)
+				samples = append(samples, e)
 			}
 		}
-		return out
+		return samples, s.max, true
 	}
-	return nil
+	return nil, 0, false
 }
+
+// Events are the names of the events with samples, in the order of their
+// first.
+func (m *Monitor) Events() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, len(m.events))
+	for i, s := range m.events {
+		out[i] = s.name
+	}
+	return out
+}
+
+// Threshold is latency-monitor-threshold in milliseconds (0: off).
+func (m *Monitor) Threshold() int64 { return m.threshold.Load() }
 
 // Reset forgets the events named (ignoring case), or all of them when
 // none is, and returns how many it forgot.

@@ -40,6 +40,10 @@ type blockState struct {
 	timedOut func()
 	// skipReply: CLIENT REPLY OFF/SKIP applied to the command.
 	skipReply bool
+	// cmd and start are the command and when it began, for its latency
+	// histogram once it is done (trackLatency).
+	cmd   *Command
+	start time.Duration
 }
 
 // Client.blocked values: what INFO and the idle sweep, on other
@@ -166,6 +170,7 @@ func (c *Client) resumeBlocked() bool {
 	if b.skipReply {
 		c.w.Buf = c.w.Buf[:mark]
 	}
+	c.trackUnblocked(b) // cmd_latency.go
 	c.unblock()
 	// The invalidations the command's own write caused follow its reply
 	// at once, before the reply of a command read in the same batch, as

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/latency"
 )
 
 // Flag is a command property, as Redis's COMMAND INFO lists them.
@@ -147,7 +148,8 @@ type Command struct {
 
 	parent *Command
 	sub    map[string]*Command
-	stats  commandStats // stats.go
+	stats  commandStats       // stats.go
+	hist   *latency.Histogram // latency-tracking (cmd_latency.go)
 }
 
 // arityOK checks the argument count against Arity.

@@ -97,6 +97,9 @@ type Frontend struct {
 
 	slow    *slowlog.Log     // SLOWLOG (cmd_slowlog.go), shared with the memcached port
 	latency *latency.Monitor // LATENCY (cmd_latency.go)
+	// cmdLatency holds every command's latency histogram
+	// (latency-tracking: INFO latencystats, LATENCY HISTOGRAM).
+	cmdLatency *latency.Commands
 
 	mon *monitor.Feed // MONITOR (cmd_monitor.go), shared with the memcached port
 
@@ -124,7 +127,8 @@ func New(o Options) *Frontend {
 	svc := o.Services
 	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
 		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users,
-		tracking: svc.Tracking, slow: svc.Slowlog, latency: svc.Latency}
+		tracking: svc.Tracking, slow: svc.Slowlog, latency: svc.Latency,
+		cmdLatency: svc.CommandLatency}
 	f.mon = svc.Monitor
 	f.tracking.SetLookup(f.lookupTrackingConn) // REDIRECT targets are Redis connections
 	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
@@ -132,6 +136,7 @@ func New(o Options) *Frontend {
 		panic(err) // the binary checks with CheckRenames before building a node
 	}
 	f.table = table
+	table.forEachCommand(func(cmd *Command) { cmd.hist = f.cmdLatency.Histogram(latency.ProtocolRESP, cmd.Name) })
 	f.initACL() // the users store learns this table; config users and aclfile (acl_config.go)
 	f.started = o.Facts.StartTime
 	if f.started.IsZero() {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tandemkv/tandem/latency"
 )
 
 // INFO: the sections, their fields and the statistics behind them.
@@ -48,9 +50,7 @@ var infoSections = []infoSection{
 	{name: "module_list", header: "Modules", deflt: true, aliases: []string{"modules"}, gen: func(*Frontend, *infoBuilder) {}},
 	{name: "commandstats", header: "Commandstats", gen: (*Frontend).infoCommandStats},
 	{name: "errorstats", header: "Errorstats", deflt: true, gen: (*Frontend).infoErrorStats},
-	// Latency percentiles need per-command histograms Tandem does not keep
-	// yet: the section is there, empty.
-	{name: "latencystats", header: "Latencystats", gen: func(*Frontend, *infoBuilder) {}},
+	{name: "latencystats", header: "Latencystats", gen: (*Frontend).infoLatencyStats}, // cmd_latency.go
 	{name: "cluster", header: "Cluster", deflt: true, gen: func(_ *Frontend, b *infoBuilder) { b.field("cluster_enabled", "0") }},
 	{name: "keyspace", header: "Keyspace", deflt: true, gen: (*Frontend).infoKeyspace},
 	{name: "compression", header: "Compression", extra: true, gen: (*Frontend).infoCompression}, // compression.go
@@ -521,6 +521,7 @@ func (f *Frontend) resetStats(now time.Time) {
 	f.table.forEachCommand(func(cmd *Command) {
 		cmd.stats.reset()
 	})
+	f.cmdLatency.Reset(latency.ProtocolRESP)
 	f.eng.ResetStats()
 	f.rates.reset(now)
 }

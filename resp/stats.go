@@ -51,8 +51,8 @@ var statEpoch = time.Now()
 func statNow() time.Duration { return time.Since(statEpoch) }
 
 // countRun counts a command that ran from start with reply (from its
-// first byte) in its statistics and in INFO's total of commands, and
-// logs it in the slow log (cmd_slowlog.go) and the latency monitor
+// first byte) in its statistics, its latency histogram and INFO's total
+// of commands, and logs it in the slow log (cmd_slowlog.go) and the latency monitor
 // unless args is nil (a script's command) or it blocked.
 func (c *Client) countRun(cmd *Command, args [][]byte, start time.Duration, reply []byte) {
 	st := &cmd.stats[c.stripe]
@@ -67,4 +67,5 @@ func (c *Client) countRun(cmd *Command, args [][]byte, start time.Duration, repl
 	if len(reply) > 0 && reply[0] == '-' {
 		st.failed.Add(1)
 	}
+	c.trackLatency(cmd, start, usec) // cmd_latency.go
 }

@@ -131,6 +131,13 @@ func followSlowlog(l *slowlog.Log, cfg *conf.Config) {
 	cfg.OnChange("slowlog-max-len", func(c *conf.Config) { l.SetMaxLen(int64(c.SlowlogMaxLen())) })
 }
 
+// followLatencyTracking makes the per-command histograms follow
+// latency-tracking.
+func followLatencyTracking(c *latency.Commands, cfg *conf.Config) {
+	c.SetEnabled(cfg.LatencyTracking())
+	cfg.OnChange("latency-tracking", func(cf *conf.Config) { c.SetEnabled(cf.LatencyTracking()) })
+}
+
 // followLatency makes the latency monitor follow latency-monitor-threshold.
 func followLatency(m *latency.Monitor, cfg *conf.Config) {
 	m.SetThreshold(cfg.LatencyMonitorThreshold())

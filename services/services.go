@@ -64,6 +64,10 @@ type Services struct {
 	Monitor *monitor.Feed
 	// Latency is the latency monitor (LATENCY).
 	Latency *latency.Monitor
+	// CommandLatency is every command's latency histogram, both
+	// protocols' (latency-tracking: INFO latencystats, LATENCY HISTOGRAM,
+	// exporters through EachCommand).
+	CommandLatency *latency.Commands
 }
 
 // New builds the services and starts following the configuration.
@@ -100,6 +104,8 @@ func New(o Options) *Services {
 	followSlowlog(s.Slowlog, s.Config)
 	s.Latency = latency.New()
 	followLatency(s.Latency, s.Config)
+	s.CommandLatency = latency.NewCommands()
+	followLatencyTracking(s.CommandLatency, s.Config)
 	return s
 }
 
