@@ -154,3 +154,10 @@ func BenchmarkRecord(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkRecordSerial(b *testing.B) {
+	var h Histogram
+	for i := 0; i < b.N; i++ {
+		h.RecordUsec(1, int64(i&7))
+	}
+}

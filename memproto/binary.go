@@ -279,7 +279,7 @@ func (s *session) execBinary(r *binRequest) {
 	s.monitorBinary(r) // MONITOR (monitor.go)
 	start := slowlogStart()
 	r.op.run(s, r)
-	s.slowlogBinary(r, start) // SLOWLOG (slowlog.go)
+	s.slowlogBinary(r, start) // SLOWLOG (slowlog.go), latency-tracking
 	if s.nreq++; s.nreq%reqsPerEvent == 0 {
 		s.flush()
 	}

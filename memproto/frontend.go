@@ -9,6 +9,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/protect"
+	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/monitor"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
@@ -52,6 +53,10 @@ type Frontend struct {
 	prefixes  prefixStats
 	verbosity atomic.Uint32
 	commands  map[string]*command // commandTable with memcached-rename-command applied (rename.go)
+	// cmdLatency and hists: every command's latency histogram, by its
+	// idx (latency.go).
+	cmdLatency *latency.Commands
+	hists      []*latency.Histogram
 }
 
 // New returns the memcached front-end, its command table built with the
@@ -78,6 +83,7 @@ func New(o Options) *Frontend {
 		mon:      o.Services.Monitor,
 		commands: commands,
 	}
+	f.initLatency(o.Services.CommandLatency)
 	if f.shutdown == nil {
 		f.shutdown = raiseSIGINT
 	}
@@ -107,7 +113,7 @@ func (f *Frontend) NewSession(p server.Peer) server.Session {
 		f.stats.rejectedConns.Add(1) // and neither curr_connections nor total_connections
 		return s
 	}
-	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits(), cmds: f.commands}}
+	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits(), cmds: f.commands}, stripe: uint8(p.ID())}
 	s.user.Store(f.userFor())
 	s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
 	f.sessions.Store(p.ID(), s)

@@ -22,7 +22,8 @@ type session struct {
 	// replies queued before it go out once the refused bytes have all
 	// arrived (and are lost if the connection closes first).
 	held    []byte
-	closing bool // quit or shutdown: close after the replies so far
+	closing bool  // quit or shutdown: close after the replies so far
+	stripe  uint8 // which copy of the latency counters this session adds to (latency.go)
 
 	// pauseAt is the length of out at which serving stops because the
 	// replies are not read; resume and suspended let a multiget stop

@@ -13,12 +13,14 @@ import (
 // command (Noop, Version's reply aside, SASL) is not. session.exec calls
 // slowlogRecord, execBinary slowlogBinary.
 
-// slowlogRecord logs r, which began at start, if it ran and was slow.
+// slowlogRecord logs r, which began at start, if it ran and was slow,
+// and records its duration in its latency histogram.
 func (s *session) slowlogRecord(r *Request, start time.Time) {
 	if r.Err != "" || r.Cmd == nil {
 		return
 	}
 	usec := time.Since(start).Microseconds()
+	s.trackLatency(r.Cmd, usec) // latency.go
 	if !s.fe.slow.Slower(usec) {
 		return
 	}
@@ -26,12 +28,13 @@ func (s *session) slowlogRecord(r *Request, start time.Time) {
 }
 
 // slowlogBinary logs the binary request r, which began at start, if it
-// ran and was slow.
+// ran and was slow, and records its duration in its latency histogram.
 func (s *session) slowlogBinary(r *binRequest, start time.Time) {
 	if r.op == nil || r.op.cmd == nil {
 		return
 	}
 	usec := time.Since(start).Microseconds()
+	s.trackLatency(r.op.cmd, usec) // latency.go
 	if !s.fe.slow.Slower(usec) {
 		return
 	}

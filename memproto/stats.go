@@ -12,6 +12,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/latency"
 )
 
 // counters are the front-end's statistics, as memcached's "stats" names
@@ -93,6 +94,7 @@ func (fe *Frontend) resetStats() {
 	fe.stats.reset()
 	fe.eng.ResetStats()
 	fe.prefixes.clear()
+	fe.cmdLatency.Reset(latency.ProtocolMemcached)
 }
 
 // stats serves "stats [group ...]".

@@ -34,6 +34,9 @@ type command struct {
 	// write: the command changes data whatever its shape (flush_all);
 	// see writes.
 	write bool
+	// idx numbers the commands of commandTable from 0, for the
+	// front-end's per-command latency histograms (latency.go).
+	idx int
 }
 
 // writes reports whether r may change data, so it is refused while a
@@ -71,6 +74,7 @@ var commandTable = func() map[string]*command {
 			if t[c.name] != nil {
 				panic("memproto: command declared twice: " + c.name)
 			}
+			c.idx = len(t)
 			t[c.name] = c
 		}
 	}

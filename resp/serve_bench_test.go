@@ -46,3 +46,15 @@ func BenchmarkServeSet(b *testing.B) {
 func BenchmarkServePublish(b *testing.B) {
 	benchServe(b, nil, encodeCommand("PUBLISH", "news", strings.Repeat("v", 100)), 1)
 }
+
+// The same without latency-tracking: the cost of the per-command
+// histograms is the difference (docs/benchmarks.md).
+var trackingOff = encodeCommand("CONFIG", "SET", "latency-tracking", "no")
+
+func BenchmarkServeGetUntracked(b *testing.B) {
+	benchServe(b, []string{trackingOff, encodeCommand("SET", "key:000001", strings.Repeat("v", 100))}, encodeCommand("GET", "key:000001"), 1)
+}
+
+func BenchmarkServeSetUntracked(b *testing.B) {
+	benchServe(b, []string{trackingOff}, encodeCommand("SET", "key:000001", strings.Repeat("v", 100)), 1)
+}
