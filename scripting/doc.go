@@ -60,6 +60,10 @@
 //     error gives the line of its last operand as Lua 5.1 does, but when
 //     that operand ends with a bracket on a later line than anything
 //     inside it (t[\n1\n]), the line is the inside's.
+//   - string.dump gives only the 12-byte header of a Lua 5.1 chunk
+//     (gopher-lua has no Lua 5.1 bytecode); as in Redis, whose loaders
+//     take no binary chunk, loadstring reads it as text and fails at the
+//     ESC with Redis's message.
 //   - No Lua debugger: SCRIPT DEBUG NO answers OK, SCRIPT DEBUG YES and
 //     SYNC are refused (resp/cmd_scripting.go, ErrScriptDebug).
 //   - FUNCTION DUMP lists the libraries by name, Redis in its

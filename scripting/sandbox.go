@@ -61,6 +61,9 @@ func (vm *VM) installSandboxBuiltins(g *lua.LTable) {
 	}))
 	set(g, "loadstring", vm.loadstring)
 	set(g, "load", vm.load)
+	if str, ok := g.RawGetString("string").(*lua.LTable); ok {
+		set(str, "dump", stringDump)
+	}
 	if tab, ok := g.RawGetString("table").(*lua.LTable); ok {
 		// Only insert writes to an empty table: remove and sort find
 		// nothing to move in a proxy, and Redis lets them run.
@@ -181,9 +184,34 @@ func (vm *VM) load(L *lua.LState) int {
 	return vm.loadChunk(L, b.String(), name)
 }
 
+// luaSignature starts a Lua 5.1 binary chunk (LUA_SIGNATURE).
+const luaSignature = "\x1bLua"
+
+// stringDump is string.dump: gopher-lua has no bytecode to give, so a Lua
+// function dumps to the header of a Lua 5.1 chunk alone (Redis's 64-bit
+// one), which no loader takes (loadChunk), as Redis's loaders take no
+// binary chunk; a Go function cannot be dumped, as a C one in Lua 5.1.
+func stringDump(L *lua.LState) int {
+	fn, ok := L.Get(1).(*lua.LFunction)
+	if !ok {
+		typeError(L, 1, "dump", "function")
+	}
+	if fn.IsG {
+		L.RaiseError("unable to dump given function")
+	}
+	L.Push(lua.LString(luaSignature + "Q\x00\x01\x04\x08\x04\x08\x00"))
+	return 1
+}
+
 // loadChunk compiles src as chunk name; nil and the message on a syntax
-// error, as Lua's load functions.
+// error, as Lua's load functions. A binary chunk is text to Redis's Lua
+// (it loads no bytecode), whose lexer stops at the signature's ESC.
 func (vm *VM) loadChunk(L *lua.LState, src, name string) int {
+	if strings.HasPrefix(src, luaSignature[:1]) {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(chunkID(name) + ":1: unexpected symbol near 'char(27)'"))
+		return 2
+	}
 	proto, msg := compile(src, chunkID(name))
 	if msg != "" {
 		L.Push(lua.LNil)
@@ -205,6 +233,9 @@ func chunkID(name string) string {
 	}
 	const max = 60 - len(`[string "..."]`)
 	line := name
+	if i := strings.IndexByte(line, 0); i >= 0 {
+		line = line[:i] // a C string: its end, no cut
+	}
 	cut := false
 	if i := strings.IndexAny(line, "\r\n"); i >= 0 {
 		line, cut = line[:i], true

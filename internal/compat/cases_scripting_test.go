@@ -211,6 +211,16 @@ var scriptingCases = []redisCase{
 		mbs("RPUSH mylist c a b"),
 		eval("return redis.call('sort',KEYS[1],'by','_')", "1", "mylist"),
 	)},
+	// string.dump exists; no loader takes a binary chunk (Redis's Lua
+	// reads it as text and stops at the ESC).
+	{name: "string.dump and binary chunks", cmds: cmds(
+		eval("local f, e = loadstring(string.dump(function() return 1 end)); return {type(f), e}", "0"),
+		eval("return string.dump(1)", "0"),
+		eval("return string.dump(string.len)", "0"),
+		eval("return {loadstring('\\27Lua junk')}", "0"),
+		eval("return {loadstring('\\27x', '=name')}", "0"),
+		eval("return string.sub(string.dump(function() end), 1, 4)", "0"),
+	)},
 	{name: "scripting getkeys", cmds: cmds(
 		cmd("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c"),
 		cmd("COMMAND", "GETKEYS", "FCALL", "f", "1", "a", "b"),
