@@ -17,13 +17,24 @@ type KeyTx struct {
 // WithKeys locks the shards of keys and runs fn. Keys are addressed by
 // their position in keys.
 func (d DB) WithKeys(keys [][]byte, fn func(tx *KeyTx) error) error {
+	return d.withKeys(keys, true, fn)
+}
+
+// withKeys is WithKeys; serve says whether the keys' blocked clients are
+// served at the end, which a command that only reads (XREAD, which may
+// queue a waiter on the keys) must not do: Redis signals no key then, and
+// a waiter just queued would be offered the very stream it found nothing
+// new in.
+func (d DB) withKeys(keys [][]byte, serve bool, fn func(tx *KeyTx) error) error {
 	ls := d.newLockSet()
 	tx := d.newKeyTx(keys, ls)
 	tx.now = d.e.clock.NowMs()
 	ls.lock()
 	defer ls.unlock()
 	err := fn(tx)
-	tx.serveKeysLocked() // blocked clients (blocking.go)
+	if serve {
+		tx.serveKeysLocked() // blocked clients (blocking.go)
+	}
 	return err
 }
 

@@ -313,7 +313,7 @@ const xreadBlockedCount = 1000
 // past the ID hands the waiter its read (Waiter.StreamResult).
 func (d DB) XRead(a *XReadArgs, w *Waiter) ([]StreamReadResult, error) {
 	var out []StreamReadResult
-	err := d.WithKeys(a.Keys, func(tx *KeyTx) error {
+	err := d.withKeys(a.Keys, false, func(tx *KeyTx) error {
 		ids := make([]StreamID, len(a.Keys))
 		streams := make([]*stream, len(a.Keys))
 		groups := make([]*streamGroup, len(a.Keys))

@@ -201,6 +201,17 @@ var streamBlockScenarios = []blockScenario{
 	{name: "xread many keys", conns: 2, steps: []blockStep{
 		bSend(1, "XREAD BLOCK 0 STREAMS a b c $ $ $"), bBlocked(1), bDo(0, "XADD c 1-1 f v"), bRead(1), bDo(0, "XADD a 2-2 g w"), bBlocked(0),
 	}},
+	// A stream whose last ID is past the one asked for, but whose entries
+	// past it are deleted, blocks (Redis's streamLastValidID): no reply
+	// with an empty array, then served by the next XADD.
+	{name: "xread blocks past deleted entries", conns: 2, steps: []blockStep{
+		bDo(0, "XADD s 666 f v"), bDo(0, "XADD s 667 f2 v2"), bDo(0, "XDEL s 667"), bSend(1, "XREAD BLOCK 30 STREAMS s 666"), bRead(1),
+		bSend(1, "XREAD BLOCK 0 STREAMS s 665"), bRead(1), bSend(1, "XREAD BLOCK 0 STREAMS s 666"), bBlocked(1), bDo(0, "XADD s 668 k v"), bRead(1),
+	}},
+	{name: "xreadgroup blocks past deleted entries", conns: 2, steps: []blockStep{
+		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bDo(0, "XADD s 666 f v"), bDo(1, "XREADGROUP GROUP g a BLOCK 10 STREAMS s >"), bDo(0, "XADD s 667 f2 v2"), bDo(0, "XDEL s 667"),
+		bSend(1, "XREADGROUP GROUP g a BLOCK 30 STREAMS s >"), bRead(1), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "XADD s 668 k v"), bRead(1),
+	}},
 	{name: "xread timeout", conns: 2, steps: []blockStep{
 		bSend(1, "XREAD BLOCK 50 STREAMS s $"), bRead(1), bDo(0, "XADD s 1-1 f v"), bBlocked(0),
 	}},
