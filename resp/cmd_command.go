@@ -4,14 +4,15 @@ import (
 	"strings"
 
 	"github.com/tandemkv/tandem/internal/glob"
+	"github.com/tandemkv/tandem/resp/commanddocs"
 )
 
-// COMMAND and its subcommands. Every reply derives from the command table:
-// there is no second list of commands. What Redis declares and the table
-// does not hold yet (command tips, complexity, arguments, history, the
-// keynum and unknown key specs of movablekeys commands) is left out, as
-// Redis leaves out what a command does not declare. Key-spec flags are the
-// table's (keyspec.go).
+// COMMAND and its subcommands. The commands listed are the command table's:
+// there is no second list of commands. What the table does not say of a
+// command, its documentation (COMMAND DOCS) and COMMAND INFO's key specs,
+// comes from redis 7.0.15's, generated into package commanddocs; the key
+// flags the table declares for GETKEYSANDFLAGS and ACLs (keyspec.go) are
+// checked against those key specs by a test.
 
 func commandSubcommands() []*Command {
 	const f = FlagLoading | FlagStale
@@ -121,15 +122,15 @@ func (c *Client) writeCommandInfo(cmd *Command) {
 	for _, cat := range cats {
 		w.Status(cat)
 	}
-	w.Set(len(cmd.Tips))
-	for _, tip := range cmd.Tips {
+	var tips []string
+	if d := commanddocs.Lookup(cmd.Name); d != nil {
+		tips = d.Tips
+	}
+	w.Set(len(tips))
+	for _, tip := range tips {
 		w.BulkString(tip)
 	}
-	if cmd.FirstKey == 0 {
-		w.Set(0)
-	} else {
-		c.writeKeySpecs(cmd)
-	}
+	c.writeKeySpecs(cmd)
 	if len(cmd.Subcommands) == 0 {
 		w.Set(0)
 		return
@@ -140,101 +141,78 @@ func (c *Client) writeCommandInfo(cmd *Command) {
 	}
 }
 
-// writeKeySpecs writes the key specs equivalent to the command's first,
-// last and step: index begin_search and range find_keys specs, whose
-// lastkey is relative to their first key (negative: from the end). With
-// one KeyFlags entry that is one spec over all keys; with more, a spec
-// for each single key in turn (COPY's source, then destination) and the
-// last over the keys left (SUNIONSTORE's sources). A movablekeys command
-// gets one spec, with its first key's flags (Redis declares keynum or
-// unknown specs the table does not hold).
+// writeKeySpecs writes the command's key specs, redis 7.0.15's as the
+// docs table holds them (commanddocs), with the command's docs; a command
+// newer than 7.0.15 has none there, nor keys.
 func (c *Client) writeKeySpecs(cmd *Command) {
-	if len(cmd.KeySpecs) > 0 {
-		c.w.Set(len(cmd.KeySpecs))
-		for _, ks := range cmd.KeySpecs {
-			c.writeKeySpecOf(ks)
-		}
-		return
-	}
-	flags := cmd.specKeyFlags()
-	if cmd.Keys != nil {
-		flags = flags[:1]
-	}
-	c.w.Set(len(flags))
-	step := max(cmd.KeyStep, 1)
-	for i, f := range flags {
-		first := cmd.FirstKey + i*step
-		last := 0 // a single key
-		if i == len(flags)-1 {
-			if last = cmd.LastKey; last >= 0 {
-				last -= first
-			}
-		}
-		c.writeKeySpec(f, first, last, step)
-	}
-}
-
-// KeySpec is one key spec of COMMAND INFO, declared (Command.KeySpecs):
-// its flags, a begin_search by Index or, when Keyword is set, by that
-// keyword searched for from StartFrom (negative: from the end), and a
-// range find_keys (LastKey relative to the first key; negative: from the
-// end).
-type KeySpec struct {
-	Flags     KeyFlag
-	Index     int
-	Keyword   string
-	StartFrom int
-	LastKey   int
-	KeyStep   int
-	Limit     int
-}
-
-// writeKeySpec writes one index/range key spec.
-func (c *Client) writeKeySpec(f KeyFlag, first, last, step int) {
-	c.writeKeySpecOf(KeySpec{Flags: f, Index: first, LastKey: last, KeyStep: step})
-}
-
-// writeKeySpecOf writes one key spec.
-func (c *Client) writeKeySpecOf(ks KeySpec) {
 	w := &c.w
-	w.Map(3)
-	w.BulkString("flags")
-	names := ks.Flags.Names()
-	w.Set(len(names))
-	for _, n := range names {
-		w.Status(n)
+	var specs []commanddocs.KeySpec
+	if d := commanddocs.Lookup(cmd.Name); d != nil {
+		specs = d.KeySpecs
 	}
-	w.BulkString("begin_search")
-	w.Map(2)
-	w.BulkString("type")
-	if ks.Keyword != "" {
-		w.BulkString("keyword")
-		w.BulkString("spec")
+	w.Set(len(specs))
+	for i := range specs {
+		ks := &specs[i]
+		n := 3
+		if ks.Notes != "" {
+			n++
+		}
+		w.Map(n)
+		if ks.Notes != "" {
+			w.BulkString("notes")
+			w.BulkString(ks.Notes)
+		}
+		w.BulkString("flags")
+		c.writeStatusSet(ks.Flags)
+		w.BulkString("begin_search")
 		w.Map(2)
-		w.BulkString("keyword")
-		w.BulkString(ks.Keyword)
-		w.BulkString("startfrom")
-		w.Int(int64(ks.StartFrom))
-	} else {
-		w.BulkString("index")
+		w.BulkString("type")
+		w.BulkString(ks.BeginSearch)
 		w.BulkString("spec")
-		w.Map(1)
-		w.BulkString("index")
-		w.Int(int64(ks.Index))
+		switch ks.BeginSearch {
+		case "index":
+			c.writeIntMap("index", ks.Index)
+		case "keyword":
+			w.Map(2)
+			w.BulkString("keyword")
+			w.BulkString(ks.Keyword)
+			w.BulkString("startfrom")
+			w.Int(int64(ks.StartFrom))
+		default:
+			w.Map(0)
+		}
+		w.BulkString("find_keys")
+		w.Map(2)
+		w.BulkString("type")
+		w.BulkString(ks.FindKeys)
+		w.BulkString("spec")
+		switch ks.FindKeys {
+		case "range":
+			c.writeIntMap("lastkey", ks.LastKey, "keystep", ks.KeyStep, "limit", ks.Limit)
+		case "keynum":
+			c.writeIntMap("keynumidx", ks.KeyNumIdx, "firstkey", ks.FirstKey, "keystep", ks.KeyStep)
+		default:
+			w.Map(0)
+		}
 	}
-	last, step := ks.LastKey, ks.KeyStep
-	w.BulkString("find_keys")
-	w.Map(2)
-	w.BulkString("type")
-	w.BulkString("range")
-	w.BulkString("spec")
-	w.Map(3)
-	w.BulkString("lastkey")
-	w.Int(int64(last))
-	w.BulkString("keystep")
-	w.Int(int64(step))
-	w.BulkString("limit")
-	w.Int(int64(ks.Limit))
+}
+
+// writeIntMap writes a map of names to integers, given as name, value…
+func (c *Client) writeIntMap(kv ...any) {
+	c.w.Map(len(kv) / 2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		c.w.BulkString(kv[i].(string))
+		c.w.Int(int64(kv[i+1].(int)))
+	}
+}
+
+// writeStatusSet writes names as a set of status strings, as Redis's
+// flag replies.
+func (c *Client) writeStatusSet(names []string) {
+	c.w.Set(len(names))
+	for _, n := range names {
+		c.w.Status(n)
+	}
 }
 
 // cmdCommandDocs is COMMAND DOCS [name ...]: a map of name to docs,
@@ -257,27 +235,117 @@ func cmdCommandDocs(c *Client, args [][]byte) {
 	}
 }
 
-// writeCommandDocs writes what the table documents of a command: summary,
-// since, group and, for a container, its subcommands' docs.
+// writeCommandDocs writes one command's docs, redis 7.0.15's
+// (commanddocs) in addReplyCommandDocs's order, fields the command does
+// not have left out; a container's subcommands follow. A command newer
+// than 7.0.15 gets the table's summary, since and group.
 func (c *Client) writeCommandDocs(cmd *Command) {
 	w := &c.w
-	n := 3
-	if len(cmd.Subcommands) > 0 {
-		n++
+	d := commanddocs.Lookup(cmd.Name)
+	if d == nil {
+		d = &commanddocs.Doc{Summary: cmd.Summary, Since: cmd.Since, Group: cmd.Group}
+	}
+	strs := []struct{ name, val string }{{"summary", d.Summary}, {"since", d.Since}, {"group", d.Group},
+		{"complexity", d.Complexity}}
+	n := 0
+	for _, f := range strs {
+		if f.val != "" || f.name == "group" {
+			n++
+		}
+	}
+	for _, present := range []bool{len(d.DocFlags) > 0, d.DeprecatedSince != "", d.ReplacedBy != "",
+		len(d.History) > 0, len(d.Arguments) > 0, len(cmd.Subcommands) > 0} {
+		if present {
+			n++
+		}
 	}
 	w.Map(n)
-	w.BulkString("summary")
-	w.BulkString(cmd.Summary)
-	w.BulkString("since")
-	w.BulkString(cmd.Since)
-	w.BulkString("group")
-	w.BulkString(cmd.Group)
+	for _, f := range strs {
+		if f.val != "" || f.name == "group" { // Redis always sends the group
+			w.BulkString(f.name)
+			w.BulkString(f.val)
+		}
+	}
+	if len(d.DocFlags) > 0 {
+		w.BulkString("doc_flags")
+		c.writeStatusSet(d.DocFlags)
+	}
+	if d.DeprecatedSince != "" {
+		w.BulkString("deprecated_since")
+		w.BulkString(d.DeprecatedSince)
+	}
+	if d.ReplacedBy != "" {
+		w.BulkString("replaced_by")
+		w.BulkString(d.ReplacedBy)
+	}
+	if len(d.History) > 0 {
+		w.BulkString("history")
+		w.Set(len(d.History))
+		for _, h := range d.History {
+			w.Array(2)
+			w.BulkString(h[0])
+			w.BulkString(h[1])
+		}
+	}
+	if len(d.Arguments) > 0 {
+		w.BulkString("arguments")
+		c.writeDocArgs(d.Arguments)
+	}
 	if len(cmd.Subcommands) > 0 {
 		w.BulkString("subcommands")
 		w.Map(len(cmd.Subcommands))
 		for _, sc := range cmd.Subcommands {
 			w.BulkString(sc.Name)
 			c.writeCommandDocs(sc)
+		}
+	}
+}
+
+// writeDocArgs writes an argument list as addReplyCommandArgList.
+func (c *Client) writeDocArgs(args []commanddocs.Arg) {
+	w := &c.w
+	w.Array(len(args))
+	for i := range args {
+		a := &args[i]
+		strs := []struct{ name, val string }{{"summary", a.Summary}, {"since", a.Since},
+			{"deprecated_since", a.DeprecatedSince}}
+		n := 2
+		for _, f := range strs {
+			if f.val != "" {
+				n++
+			}
+		}
+		for _, present := range []bool{a.KeySpecIndex != nil, a.Token != nil, len(a.Flags) > 0, a.HasSubargs()} {
+			if present {
+				n++
+			}
+		}
+		w.Map(n)
+		w.BulkString("name")
+		w.BulkString(a.Name)
+		w.BulkString("type")
+		w.BulkString(a.Type)
+		if a.KeySpecIndex != nil {
+			w.BulkString("key_spec_index")
+			w.Int(int64(*a.KeySpecIndex))
+		}
+		if a.Token != nil {
+			w.BulkString("token")
+			w.BulkString(*a.Token)
+		}
+		for _, f := range strs {
+			if f.val != "" {
+				w.BulkString(f.name)
+				w.BulkString(f.val)
+			}
+		}
+		if len(a.Flags) > 0 {
+			w.BulkString("flags")
+			c.writeStatusSet(a.Flags)
+		}
+		if a.HasSubargs() {
+			w.BulkString("arguments")
+			c.writeDocArgs(a.Arguments)
 		}
 	}
 }

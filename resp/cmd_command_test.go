@@ -23,11 +23,12 @@ func TestCommandInfo(t *testing.T) {
 		{argv("COMMAND", "INFO", "get|x"), "*1\r\n$-1\r\n"},
 		{argv("COMMAND", "INFO", "config|get|x"), "*1\r\n$-1\r\n"},
 		{argv("COMMAND", "INFO", "ping", "time", "hello"), "*3\r\n" +
-			"*10\r\n$4\r\nping\r\n:-1\r\n*1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n" +
-			"*10\r\n$4\r\ntime\r\n:1\r\n*3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@fast\r\n*0\r\n*0\r\n*0\r\n" +
+			"*10\r\n$4\r\nping\r\n:-1\r\n*1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n+@connection\r\n" +
+			"*2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\nresponse_policy:all_succeeded\r\n*0\r\n*0\r\n" +
+			"*10\r\n$4\r\ntime\r\n:1\r\n*3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@fast\r\n*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n*0\r\n" +
 			"*10\r\n$5\r\nhello\r\n:-1\r\n*6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n"},
-		{argv("COMMAND", "INFO", "mset"), "*1\r\n*10\r\n$4\r\nmset\r\n:-3\r\n*2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n*3\r\n+@write\r\n+@string\r\n+@slow\r\n*0\r\n" +
-			// Redis: "OW update" and a request_policy tip; the table does not declare those yet.
+		{argv("COMMAND", "INFO", "mset"), "*1\r\n*10\r\n$4\r\nmset\r\n:-3\r\n*2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n*3\r\n+@write\r\n+@string\r\n+@slow\r\n" +
+			"*2\r\n$26\r\nrequest_policy:multi_shard\r\n$29\r\nresponse_policy:all_succeeded\r\n" +
 			"*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n" +
 			"$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:2\r\n$5\r\nlimit\r\n:0\r\n*0\r\n"},
 		// RESP3: flags, categories, tips and key specs are sets; the key
@@ -119,14 +120,15 @@ func TestCommandDocs(t *testing.T) {
 	c := newTestEnv(t).client()
 	runSteps(c, []srvStep{
 		{argv("COMMAND", "DOCS", "nosuch"), "*0\r\n"},
-		{argv("COMMAND", "DOCS", "echo", "nosuch"), "*2\r\n$4\r\necho\r\n*6\r\n$7\r\nsummary\r\n$21\r\nEcho the given string\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"},
+		{argv("COMMAND", "DOCS", "echo", "nosuch"), "*2\r\n$4\r\necho\r\n*10\r\n$7\r\nsummary\r\n$21\r\nEcho the given string\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n" +
+			"$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\nstring\r\n"},
 		{argv("HELLO", "3"), helloReply(3, c.c.id)},
 		{argv("COMMAND", "DOCS", "nosuch"), "%0\r\n"},
-		{argv("COMMAND", "DOCS", "client|id"), "%1\r\n$9\r\nclient|id\r\n%3\r\n$7\r\nsummary\r\n$48\r\nReturns the client ID for the current connection\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"},
+		{argv("COMMAND", "DOCS", "client|id"), "%1\r\n$9\r\nclient|id\r\n%4\r\n$7\r\nsummary\r\n$48\r\nReturns the client ID for the current connection\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"},
 	})
 	got := c.do("COMMAND", "DOCS", "config")
-	if !strings.HasPrefix(got, "%1\r\n$6\r\nconfig\r\n%4\r\n$7\r\nsummary\r\n$45\r\nA container for server configuration commands\r\n") ||
-		!strings.Contains(got, "$11\r\nsubcommands\r\n%5\r\n$10\r\nconfig|get\r\n%3\r\n$7\r\nsummary\r\n") {
+	if !strings.HasPrefix(got, "%1\r\n$6\r\nconfig\r\n%5\r\n$7\r\nsummary\r\n$45\r\nA container for server configuration commands\r\n") ||
+		!strings.Contains(got, "$11\r\nsubcommands\r\n%5\r\n$10\r\nconfig|get\r\n%6\r\n$7\r\nsummary\r\n") {
 		t.Errorf("COMMAND DOCS config: %q", got)
 	}
 	all := c.do("COMMAND", "DOCS")
@@ -314,7 +316,9 @@ func TestCommandInfoMovableKeys(t *testing.T) {
 	c := env.client()
 	runSteps(c, []srvStep{
 		{argv("COMMAND", "INFO", "zunion"), "*1\r\n*10\r\n$6\r\nzunion\r\n:-3\r\n*2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
-			"*3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n*0\r\n*0\r\n*0\r\n"}, // Redis: a keynum key spec
+			"*3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n*0\r\n" +
+			"*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n" +
+			"$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n*6\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n*0\r\n"}, // a keynum key spec
 	})
 }
 

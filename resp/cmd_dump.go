@@ -32,15 +32,13 @@ func dumpCommands() []*Command {
 	const g = "generic"
 	return []*Command{
 		{Name: "dump", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess},
-			Tips: []string{"nondeterministic_output"}, Group: g, Since: "2.6.0", Summary: "Return a serialized version of the value stored at the specified key.", Run: cmdDump},
+			Group: g, Since: "2.6.0", Summary: "Return a serialized version of the value stored at the specified key.", Run: cmdDump},
 		{Name: "restore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksOWUpdate},
 			Group: g, ACL: []string{"@dangerous"}, Since: "2.6.0", Summary: "Create a key using the provided serialized value, previously obtained using DUMP.", Run: cmdRestore},
 		{Name: "restore-asking", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagAsking, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksOWUpdate},
 			Group: "server", ACL: []string{"@keyspace", "@dangerous"}, Since: "3.0.0", Summary: "An internal command for migrating keys in a cluster", Run: cmdRestore},
 		{Name: "migrate", Arity: -6, Flags: FlagWrite, FirstKey: 3, LastKey: 3, KeyStep: 1, Keys: migrateKeys, KeyFlags: []KeyFlag{ksRWAccessDel},
-			KeySpecs: []KeySpec{{Flags: ksRWAccessDel, Index: 3, KeyStep: 1},
-				{Flags: ksRWAccessDel | KeyIncomplete, Keyword: "KEYS", StartFrom: -2, LastKey: -1, KeyStep: 1}},
-			Tips: []string{"nondeterministic_output"}, Group: g, ACL: []string{"@dangerous"}, Since: "2.6.0", Summary: "Atomically transfer a key from a Redis instance to another one.", Run: cmdMigrate},
+			Group: g, ACL: []string{"@dangerous"}, Since: "2.6.0", Summary: "Atomically transfer a key from a Redis instance to another one.", Run: cmdMigrate},
 	}
 }
 

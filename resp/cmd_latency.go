@@ -25,16 +25,15 @@ func latencyCommands() []*Command {
 	const g = "server"
 	f := FlagAdmin | FlagNoScript | FlagLoading | FlagStale
 	acl := []string{"@admin", "@dangerous"}
-	special := []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}
 	return []*Command{
 		{Name: "latency", Arity: -2, Group: g, Since: "2.8.13", Summary: "A container for latency diagnostics commands", Subcommands: []*Command{
 			{Name: "latency|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: g, Since: "2.8.13", Summary: "Show helpful text about the different subcommands.", Run: cmdLatencyHelp},
-			{Name: "latency|history", Arity: 3, Flags: f, ACL: acl, Tips: special, Group: g, Since: "2.8.13", Summary: "Return timestamp-latency samples for the event.", Run: cmdLatencyHistory},
-			{Name: "latency|latest", Arity: 2, Flags: f, ACL: acl, Tips: special, Group: g, Since: "2.8.13", Summary: "Return the latest latency samples for all events.", Run: cmdLatencyLatest},
-			{Name: "latency|doctor", Arity: 2, Flags: f, ACL: acl, Tips: special, Group: g, Since: "2.8.13", Summary: "Return a human readable latency analysis report.", Run: cmdLatencyDoctor},
-			{Name: "latency|graph", Arity: 3, Flags: f, ACL: acl, Tips: special, Group: g, Since: "2.8.13", Summary: "Return a latency graph for the event.", Run: cmdLatencyGraph},
-			{Name: "latency|histogram", Arity: -2, Flags: f, ACL: acl, Tips: special, Group: g, Since: "7.0.0", Summary: "Return the cumulative distribution of latencies of a subset of commands or all.", Run: cmdLatencyHistogram},
-			{Name: "latency|reset", Arity: -2, Flags: f, ACL: acl, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Group: g, Since: "2.8.13", Summary: "Reset latency data for one or more events.", Run: cmdLatencyReset},
+			{Name: "latency|history", Arity: 3, Flags: f, ACL: acl, Group: g, Since: "2.8.13", Summary: "Return timestamp-latency samples for the event.", Run: cmdLatencyHistory},
+			{Name: "latency|latest", Arity: 2, Flags: f, ACL: acl, Group: g, Since: "2.8.13", Summary: "Return the latest latency samples for all events.", Run: cmdLatencyLatest},
+			{Name: "latency|doctor", Arity: 2, Flags: f, ACL: acl, Group: g, Since: "2.8.13", Summary: "Return a human readable latency analysis report.", Run: cmdLatencyDoctor},
+			{Name: "latency|graph", Arity: 3, Flags: f, ACL: acl, Group: g, Since: "2.8.13", Summary: "Return a latency graph for the event.", Run: cmdLatencyGraph},
+			{Name: "latency|histogram", Arity: -2, Flags: f, ACL: acl, Group: g, Since: "7.0.0", Summary: "Return the cumulative distribution of latencies of a subset of commands or all.", Run: cmdLatencyHistogram},
+			{Name: "latency|reset", Arity: -2, Flags: f, ACL: acl, Group: g, Since: "2.8.13", Summary: "Reset latency data for one or more events.", Run: cmdLatencyReset},
 		}},
 	}
 }

@@ -17,14 +17,13 @@ import (
 
 func memoryCommands() []*Command {
 	const g = "server"
-	shards := []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}
 	return []*Command{
 		{Name: "memory", Arity: -2, Group: g, Since: "4.0.0", Summary: "A container for memory diagnostics commands", Subcommands: []*Command{
-			{Name: "memory|doctor", Arity: 2, Tips: shards, Group: g, Since: "4.0.0", Summary: "Outputs memory problems report", Run: cmdMemoryDoctor},
+			{Name: "memory|doctor", Arity: 2, Group: g, Since: "4.0.0", Summary: "Outputs memory problems report", Run: cmdMemoryDoctor},
 			{Name: "memory|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: g, Since: "4.0.0", Summary: "Show helpful text about the different subcommands", Run: cmdMemoryHelp},
-			{Name: "memory|malloc-stats", Arity: 2, Tips: shards, Group: g, Since: "4.0.0", Summary: "Show allocator internal stats", Run: cmdMemoryMallocStats},
-			{Name: "memory|purge", Arity: 2, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Group: g, Since: "4.0.0", Summary: "Ask the allocator to release memory", Run: cmdMemoryPurge},
-			{Name: "memory|stats", Arity: 2, Tips: shards, Group: g, Since: "4.0.0", Summary: "Show memory usage details", Run: cmdMemoryStats},
+			{Name: "memory|malloc-stats", Arity: 2, Group: g, Since: "4.0.0", Summary: "Show allocator internal stats", Run: cmdMemoryMallocStats},
+			{Name: "memory|purge", Arity: 2, Group: g, Since: "4.0.0", Summary: "Ask the allocator to release memory", Run: cmdMemoryPurge},
+			{Name: "memory|stats", Arity: 2, Group: g, Since: "4.0.0", Summary: "Show memory usage details", Run: cmdMemoryStats},
 			{Name: "memory|usage", Arity: -3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, Since: "4.0.0", Summary: "Estimate the memory usage of a key", Run: cmdMemoryUsage},
 		}},
 	}

@@ -14,14 +14,13 @@ import (
 // access (engine.DB.Info), as Redis's objectCommandLookup.
 func objectCommands() []*Command {
 	const g = "generic"
-	nondet := []string{"nondeterministic_output"}
 	return []*Command{
 		{Name: "object", Arity: -2, Group: g, Since: "2.2.3", Summary: "A container for object introspection commands", Run: cmdObjectContainer,
 			Subcommands: []*Command{
-				{Name: "object|encoding", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Tips: nondet, Group: g, Since: "2.2.3", Summary: "Inspect the internal encoding of a Redis object", Run: cmdObjectEncoding},
-				{Name: "object|freq", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Tips: nondet, Group: g, Since: "4.0.0", Summary: "Get the logarithmic access frequency counter of a Redis object", Run: cmdObjectFreq},
-				{Name: "object|idletime", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Tips: nondet, Group: g, Since: "2.2.3", Summary: "Get the time since a Redis object was last accessed", Run: cmdObjectIdletime},
-				{Name: "object|refcount", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Tips: nondet, Group: g, Since: "2.2.3", Summary: "Get the number of references to the value of the key", Run: cmdObjectRefcount},
+				{Name: "object|encoding", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, Since: "2.2.3", Summary: "Inspect the internal encoding of a Redis object", Run: cmdObjectEncoding},
+				{Name: "object|freq", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, Since: "4.0.0", Summary: "Get the logarithmic access frequency counter of a Redis object", Run: cmdObjectFreq},
+				{Name: "object|idletime", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, Since: "2.2.3", Summary: "Get the time since a Redis object was last accessed", Run: cmdObjectIdletime},
+				{Name: "object|refcount", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, Since: "2.2.3", Summary: "Get the number of references to the value of the key", Run: cmdObjectRefcount},
 				{Name: "object|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: g, Since: "6.2.0", Summary: "Show helpful text about the different subcommands", Run: cmdObjectHelp},
 			}},
 	}

@@ -71,7 +71,7 @@ func functionSubcommands() []*Command {
 		{Name: "function|list", Arity: -2, Flags: ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "List information about all the functions", Run: cmdFunctionList},
 		{Name: "function|load", Arity: -3, Flags: FlagWrite | FlagDenyOOM | ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Create a function with the given arguments (name, code, description)", Run: cmdFunctionLoad},
 		{Name: "function|dump", Arity: 2, Flags: ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Dump all functions into a serialized binary payload", Run: cmdFunctionDump},
-		{Name: "function|restore", Arity: -3, Flags: FlagWrite | FlagDenyOOM | ns, ACL: acl, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+		{Name: "function|restore", Arity: -3, Flags: FlagWrite | FlagDenyOOM | ns, ACL: acl,
 			Group: "scripting", Since: "7.0.0", Summary: "Restore all the functions on the given payload", Run: cmdFunctionRestore},
 		{Name: "function|stats", Arity: 2, Flags: ns | FlagAllowBusy, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Return information about the function currently running (name, description, duration)", Run: cmdFunctionStats},
 	}

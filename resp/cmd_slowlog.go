@@ -15,10 +15,10 @@ func slowlogCommands() []*Command {
 	acl := []string{"@admin", "@dangerous"}
 	return []*Command{
 		{Name: "slowlog", Arity: -2, Group: g, Since: "2.2.12", Summary: "A container for slow log commands", Subcommands: []*Command{
-			{Name: "slowlog|get", Arity: -2, Flags: f, ACL: acl, Tips: []string{"request_policy:all_nodes", "nondeterministic_output"}, Group: g, Since: "2.2.12", Summary: "Get the slow log's entries", Run: cmdSlowlogGet},
+			{Name: "slowlog|get", Arity: -2, Flags: f, ACL: acl, Group: g, Since: "2.2.12", Summary: "Get the slow log's entries", Run: cmdSlowlogGet},
 			{Name: "slowlog|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: g, Since: "6.2.0", Summary: "Show helpful text about the different subcommands", Run: cmdSlowlogHelp},
-			{Name: "slowlog|len", Arity: 2, Flags: f, ACL: acl, Tips: []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}, Group: g, Since: "2.2.12", Summary: "Get the slow log's length", Run: cmdSlowlogLen},
-			{Name: "slowlog|reset", Arity: 2, Flags: f, ACL: acl, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Group: g, Since: "2.2.12", Summary: "Clear all entries from the slow log", Run: cmdSlowlogReset},
+			{Name: "slowlog|len", Arity: 2, Flags: f, ACL: acl, Group: g, Since: "2.2.12", Summary: "Get the slow log's length", Run: cmdSlowlogLen},
+			{Name: "slowlog|reset", Arity: 2, Flags: f, ACL: acl, Group: g, Since: "2.2.12", Summary: "Clear all entries from the slow log", Run: cmdSlowlogReset},
 		}},
 	}
 }

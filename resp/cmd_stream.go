@@ -22,18 +22,16 @@ func streamCommands() []*Command {
 		g  = "stream"
 	)
 	acl := []string{"@stream"}
-	nondet := []string{"nondeterministic_output"}
 	cmds := []*Command{
-		{Name: "xadd", Arity: -5, Flags: w | FlagDenyOOM | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Tips: nondet, Group: g, ACL: acl, Since: "5.0.0", Summary: "Appends a new entry to a stream", Run: cmdXAdd},
+		{Name: "xadd", Arity: -5, Flags: w | FlagDenyOOM | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Appends a new entry to a stream", Run: cmdXAdd},
 		{Name: "xrange", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval", Run: cmdXRange},
 		{Name: "xrevrange", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", Run: cmdXRevRange},
 		{Name: "xlen", Arity: 2, Flags: ro | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRO}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Return the number of entries in a stream", Run: cmdXLen},
 		{Name: "xdel", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWDelete}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", Run: cmdXDel},
-		{Name: "xtrim", Arity: -4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWDelete}, Tips: nondet, Group: g, ACL: acl, Since: "5.0.0", Summary: "Trims the stream to (approximately if '~' is passed) a certain size", Run: cmdXTrim},
+		{Name: "xtrim", Arity: -4, Flags: w, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWDelete}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Trims the stream to (approximately if '~' is passed) a certain size", Run: cmdXTrim},
 		{Name: "xsetid", Arity: -3, Flags: w | FlagDenyOOM | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Group: g, ACL: acl, Since: "5.0.0", Summary: "An internal command for replicating stream values", Run: cmdXSetID},
 		{Name: "xread", Arity: -4, Flags: ro | FlagBlocking, Keys: xreadKeys, KeyFlags: []KeyFlag{ksROAccess},
-			KeySpecs: []KeySpec{{Flags: ksROAccess, Keyword: "STREAMS", StartFrom: 1, LastKey: -1, KeyStep: 1, Limit: 2}},
-			Group:    g, ACL: acl, Since: "5.0.0", Summary: "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", Run: cmdXRead},
+			Group: g, ACL: acl, Since: "5.0.0", Summary: "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", Run: cmdXRead},
 	}
 	return append(cmds, streamGroupCommands()...)
 }

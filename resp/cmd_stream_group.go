@@ -19,7 +19,6 @@ func streamGroupCommands() []*Command {
 		g  = "stream"
 	)
 	acl := []string{"@stream"}
-	nondet := []string{"nondeterministic_output"}
 	return []*Command{
 		{Name: "xgroup", Arity: -2, Group: g, Since: "5.0.0", Summary: "A container for consumer groups commands", Run: cmdXGroupContainer,
 			Subcommands: []*Command{
@@ -31,15 +30,14 @@ func streamGroupCommands() []*Command {
 				{Name: "xgroup|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: g, ACL: acl, Since: "5.0.0", Summary: "Show helpful text about the different subcommands", Run: cmdXGroup},
 			}},
 		{Name: "xreadgroup", Arity: -7, Flags: w | FlagBlocking, Keys: xreadKeys, KeyFlags: []KeyFlag{ksROAccess},
-			KeySpecs: []KeySpec{{Flags: ksROAccess, Keyword: "STREAMS", StartFrom: 4, LastKey: -1, KeyStep: 1, Limit: 2}},
-			Group:    g, ACL: acl, Since: "5.0.0", Summary: "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", Run: cmdXReadGroup},
+			Group: g, ACL: acl, Since: "5.0.0", Summary: "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", Run: cmdXReadGroup},
 		{Name: "xack", Arity: -4, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", Run: cmdXAck},
-		{Name: "xpending", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Tips: nondet, Group: g, ACL: acl, Since: "5.0.0", Summary: "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", Run: cmdXPending},
-		{Name: "xclaim", Arity: -6, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Tips: nondet, Group: g, ACL: acl, Since: "5.0.0", Summary: "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", Run: cmdXClaim},
-		{Name: "xautoclaim", Arity: -6, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWDelete}, Tips: nondet, Group: g, ACL: acl, Since: "6.2.0", Summary: "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", Run: cmdXAutoClaim},
+		{Name: "xpending", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", Run: cmdXPending},
+		{Name: "xclaim", Arity: -6, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWUpdate}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", Run: cmdXClaim},
+		{Name: "xautoclaim", Arity: -6, Flags: w | f, FirstKey: 1, LastKey: 1, KeyStep: 1, KeyFlags: []KeyFlag{ksRWDelete}, Group: g, ACL: acl, Since: "6.2.0", Summary: "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", Run: cmdXAutoClaim},
 		{Name: "xinfo", Arity: -2, Group: g, Since: "5.0.0", Summary: "A container for stream introspection commands", Run: cmdXInfoContainer,
 			Subcommands: []*Command{
-				{Name: "xinfo|consumers", Arity: 4, Flags: ro, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Tips: nondet, Group: g, ACL: acl, Since: "5.0.0", Summary: "List the consumers in a consumer group", Run: cmdXInfo},
+				{Name: "xinfo|consumers", Arity: 4, Flags: ro, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Group: g, ACL: acl, Since: "5.0.0", Summary: "List the consumers in a consumer group", Run: cmdXInfo},
 				{Name: "xinfo|groups", Arity: 3, Flags: ro, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Group: g, ACL: acl, Since: "5.0.0", Summary: "List the consumer groups of a stream", Run: cmdXInfo},
 				{Name: "xinfo|stream", Arity: -3, Flags: ro, FirstKey: 2, LastKey: 2, KeyStep: 1, KeyFlags: []KeyFlag{ksROAccess}, Group: g, ACL: acl, Since: "5.0.0", Summary: "Get information about a stream", Run: cmdXInfo},
 				{Name: "xinfo|help", Arity: 2, Flags: FlagLoading | FlagStale, Group: g, ACL: acl, Since: "5.0.0", Summary: "Show helpful text about the different subcommands", Run: cmdXInfo},

@@ -127,13 +127,7 @@ type Command struct {
 	// them from the arguments instead (SET with or without GET).
 	KeyFlags    []KeyFlag
 	VarKeyFlags func(args [][]byte, keys []int) []KeyFlag
-	// KeySpecs, when set, are the key specs COMMAND INFO prints, for a
-	// command whose specs the first/last/step triple cannot say
-	// (MIGRATE's KEYS keyword); nil derives them from it.
-	KeySpecs []KeySpec
-	// Tips are Redis's command tips ("nondeterministic_output"…).
-	Tips  []string
-	Group string // Redis's doc group: "string", "generic", "connection", "server"
+	Group       string // Redis's doc group: "string", "generic", "connection", "server"
 	// ACL lists categories Redis assigns explicitly, beyond those derived
 	// from Flags and Group (e.g. "@keyspace" on DBSIZE, "@dangerous" on
 	// INFO); "-@x" removes one they imply that Redis does not give.
