@@ -189,41 +189,6 @@ func (s *session) slabs(r *Request) {
 	}
 }
 
-// lruCrawler serves lru_crawler. Tandem's active expiry does the
-// crawler's work; crawl requests are accepted and change nothing.
-func (s *session) lruCrawler(r *Request) {
-	sub := ""
-	if r.nt >= 3 {
-		sub = string(r.toks[1])
-	}
-	switch {
-	case r.nt == 4 && sub == "crawl":
-		s.line(r, replyOK)
-	case r.nt == 4 && sub == "metadump":
-		s.line(r, errMetadumpDenied)
-	case r.nt == 4 && sub == "tocrawl":
-		if _, ok := parseUint32(r.toks[2]); !ok {
-			s.line(r, errBadFormat)
-			return
-		}
-		s.line(r, replyOK)
-	case r.nt == 4 && sub == "sleep":
-		v, ok := parseUint32(r.toks[2])
-		switch {
-		case !ok:
-			s.line(r, errBadFormat)
-		case v > 1000000:
-			s.line(r, errSleepTooLong)
-		default:
-			s.line(r, replyOK)
-		}
-	case r.nt == 3 && (sub == "enable" || sub == "disable"):
-		s.line(r, replyOK)
-	default:
-		s.line(r, errUnknown)
-	}
-}
-
 // lru serves lru tune|mode|temp_ttl.
 func (s *session) lru(r *Request) {
 	r.NoReply = r.isNoReply(r.nt - 2)

@@ -583,11 +583,7 @@ func (s *session) metaDebug(r *Request) {
 		b = append(b, " fetch=no"...)
 	}
 	b = append(b, " cls=1 size="...)
-	size := itemHeaderSize + len(r.Key) + 1 + len(it.Value) + 2
-	if it.Flags != 0 {
-		size += 4
-	}
-	b = appendUint(b, uint64(size))
+	b = appendUint(b, uint64(itemTotal(r.Key, &it)))
 	s.out = append(b, '\r', '\n')
 }
 

@@ -52,6 +52,7 @@ type Frontend struct {
 	binary    versionSet // item versions stored with a base64 key (ms b)
 	prefixes  prefixStats
 	verbosity atomic.Uint32
+	crawler   crawlerSettings     // lru_crawler's switches (crawler.go)
 	commands  map[string]*command // commandTable with memcached-rename-command applied (rename.go)
 	// cmdLatency and hists: every command's latency histogram, by its
 	// idx (latency.go).

@@ -29,6 +29,9 @@ var fuzzSeeds = []string{
 	"flush_all 10 noreply\r\nflush_all\r\n",
 	"version\r\nverbosity 1\r\nquit\r\n",
 	"stats\r\nstats settings\r\nstats items\r\nstats slabs\r\nstats detail on\r\nstats detail dump\r\nstats cachedump 1 0\r\n",
+	"set a%20b 5 0 1\r\nx\r\nget a%20b\r\nlru_crawler metadump all\r\nlru_crawler metadump hash\r\nlru_crawler metadump 1,2\r\n",
+	"lru_crawler metadump 99\r\nlru_crawler metadump ,\r\nlru_crawler crawl 0,1\r\nlru_crawler crawl hash\r\nlru_crawler tocrawl 4294967296\r\nlru_crawler sleep 1000001\r\n",
+	"lru_crawler disable\r\nlru_crawler metadump all\r\nlru_crawler enable\r\nlru_crawler enable\r\nlru_crawler metadump all noreply\r\n",
 	"mg k v t c f s k O123 q h l\r\n",
 	"mg a2V5 b k v\r\nmg !!!! b\r\nmg a2V b\r\n",
 	"ms k 2 T10 F5 c k b I C1 MA q\r\nhi\r\n",
@@ -240,7 +243,7 @@ func FuzzSession(f *testing.F) {
 var replyWords = []string{
 	"STORED", "NOT_STORED", "EXISTS", "NOT_FOUND", "DELETED", "TOUCHED", "OK", "END", "RESET",
 	"ERROR", "CLIENT_ERROR ", "SERVER_ERROR ", "VERSION ", "STAT ", "ITEM ", "PREFIX ",
-	"HD", "NS", "EX", "NF", "EN", "MN", "ME ", "MEMLIMIT_", "BADCLASS ", "Error TLS",
+	"HD", "NS", "EX", "NF", "EN", "MN", "ME ", "MEMLIMIT_", "BADCLASS ", "NOTSTARTED ", "Error TLS",
 }
 
 // checkReplies: the output is a sequence of CRLF lines, each a known reply
@@ -266,6 +269,17 @@ func checkReplies(t *testing.T, out []byte) {
 			f := strings.Fields(line)
 			data, _ = strconv.Atoi(f[1])
 		case isDigitsLine(line):
+		case strings.HasPrefix(line, "key="):
+			// a metadump: its lines end in a bare \n, END in \r\n
+			items := strings.Split(line, "\n")
+			for _, it := range items[:len(items)-1] {
+				if !strings.HasPrefix(it, "key=") || !strings.Contains(it, " cls=1 size=") {
+					t.Fatalf("bad metadump line %q", it)
+				}
+			}
+			if items[len(items)-1] != "END" {
+				t.Fatalf("metadump not ended by END: %q", line)
+			}
 		default:
 			ok := false
 			for _, w := range replyWords {

@@ -71,6 +71,10 @@ type multigetResume struct {
 	cmd  *command
 	keys int // len(Request.Keys) of the suspended request
 	next int // the index of its first key not served yet
+	// crawling: the suspended request is an lru_crawler metadump, to go
+	// on from the engine's scan cursor (crawler.go).
+	crawling bool
+	cursor   uint64
 }
 
 // suspendBefore stops the multiget r before its key next when the

@@ -287,15 +287,49 @@ func (fe *Frontend) settingsStats(w *statsWriter) {
 	w.int("hashpower_init", 0)
 	w.str("slab_reassign", "no")
 	w.int("slab_automove", 0)
+	w.str("slab_automove_ratio", "0.80")
+	w.int("slab_automove_window", 30)
 	w.str("slab_chunk_max", strconv.FormatInt(cfg.ItemSizeMax()/2, 10))
-	w.str("lru_crawler", "no")
+	cs := &fe.crawler
+	w.str("lru_crawler", yesNo(!cs.disabled.Load()))
+	w.int("lru_crawler_sleep", int64(cs.sleepOrDefault()))
+	w.int("lru_crawler_tocrawl", int64(cs.tocrawl.Load()))
+	w.int("tail_repair_time", 0)
 	w.str("flush_enabled", yesNo(!cfg.MemcachedDisableFlushAll()))
 	w.str("dump_enabled", "yes")
 	w.str("hash_algorithm", "maphash")
 	w.str("lru_maintainer_thread", "no")
+	// memcached's segmented LRU tuning ("lru tune", "lru mode"): accepted,
+	// with no machinery behind them, so its defaults are shown.
+	w.str("lru_segmented", "no")
+	w.int("hot_lru_pct", 20)
+	w.int("warm_lru_pct", 40)
+	w.str("hot_max_factor", "0.20")
+	w.str("warm_max_factor", "2.00")
+	w.str("temp_lru", "no")
+	w.int("temporary_ttl", 61)
 	w.int("idle_timeout", int64(cfg.Timeout().Seconds()))
+	w.int("watcher_logbuf_size", watcherBufSize)
+	w.int("worker_logbuf_size", 65536)
+	w.int("read_buf_mem_limit", 0)
 	w.str("track_sizes", "no")
-	w.str("ssl_enabled", "no")
+	w.str("inline_ascii_response", "no")
+	// memcached built with extstore (Debian's is) prints its settings
+	// whether or not a store is configured; Tandem has none: its defaults.
+	for _, kv := range [][2]string{{"ext_item_size", "512"}, {"ext_item_age", "4294967295"},
+		{"ext_low_ttl", "0"}, {"ext_recache_rate", "2000"}, {"ext_wbuf_size", "4194304"},
+		{"ext_compact_under", "0"}, {"ext_drop_under", "0"}, {"ext_max_sleep", "1000000"},
+		{"ext_max_frag", "0.80"}, {"slab_automove_freeratio", "0.010"}, {"ext_drop_unread", "no"}} {
+		w.str(kv[0], kv[1])
+	}
+	// TLS is served on memcached-tls-port, next to the plain port, not
+	// through memcached's -Z switch: memcached's view of this port.
+	for _, kv := range [][2]string{{"ssl_enabled", "no"}, {"ssl_chain_cert", "(null)"}, {"ssl_key", "(null)"},
+		{"ssl_verify_mode", "0"}, {"ssl_keyformat", "1"}, {"ssl_ciphers", "NULL"}, {"ssl_ca_cert", "NULL"},
+		{"ssl_wbuf_size", "16384"}, {"ssl_session_cache", "no"}, {"ssl_kernel_tls", "no"},
+		{"ssl_min_version", "tlsv1.2"}, {"num_napi_ids", "(null)"}, {"memory_file", "(null)"}} {
+		w.str(kv[0], kv[1])
+	}
 }
 
 // itemStats is "stats items": Tandem keeps no slab classes, so everything
@@ -306,16 +340,33 @@ func (fe *Frontend) itemStats(w *statsWriter) {
 		return
 	}
 	es := fe.eng.Stats()
+	c := &fe.stats
 	w.int("items:1:number", n)
+	// No hot, warm or cold segments: every item counts as cold, where
+	// memcached's flat LRU mode keeps them too.
+	w.int("items:1:number_hot", 0)
+	w.int("items:1:number_warm", 0)
+	w.int("items:1:number_cold", n)
+	w.int("items:1:age_hot", 0)
+	w.int("items:1:age_warm", 0)
 	w.int("items:1:age", 0)
 	w.int("items:1:mem_requested", fe.eng.UsedMemoryExact())
 	w.int("items:1:evicted", es.EvictedKeys)
 	w.int("items:1:evicted_nonzero", 0)
 	w.int("items:1:evicted_time", 0)
-	w.int("items:1:outofmemory", fe.stats.storeNoMemory.Load())
+	w.int("items:1:outofmemory", c.storeNoMemory.Load())
+	w.int("items:1:tailrepairs", 0)
 	w.int("items:1:reclaimed", es.ExpiredKeys)
 	w.int("items:1:expired_unfetched", es.ExpiredUnfetched)
 	w.int("items:1:evicted_unfetched", es.EvictedUnfetched)
+	for _, name := range []string{"evicted_active", "crawler_reclaimed", "crawler_items_checked",
+		"lrutail_reflocked", "moves_to_cold", "moves_to_warm", "moves_within_lru", "direct_reclaims"} {
+		w.int("items:1:"+name, 0)
+	}
+	w.int("items:1:hits_to_hot", 0)
+	w.int("items:1:hits_to_warm", 0)
+	w.int("items:1:hits_to_cold", c.getHits.Load())
+	w.int("items:1:hits_to_temp", 0)
 }
 
 // slabStats is "stats slabs": one pseudo class holding every item.
