@@ -90,6 +90,7 @@ const (
 	dAppendOnly
 	dLogLevel
 	dLogFile
+	dLogFormat
 	dPidFile
 	dDaemonize
 	dProtoMaxBulkLen
@@ -305,8 +306,11 @@ var table = [numDirectives]directive{
 	dAppendOnly:              {name: "appendonly", kind: kindBool, flags: mutable, def: "no", check: onlyNo(reasonAppendOnly)},
 
 	// Process. pidfile is written by cmd/tandem at start and removed at exit.
-	dLogLevel:  {name: "loglevel", kind: kindEnum, flags: mutable, def: "notice", enum: logLevelNames},
-	dLogFile:   {name: "logfile", kind: kindString, def: ""},
+	dLogLevel: {name: "loglevel", kind: kindEnum, flags: mutable, def: "notice", enum: logLevelNames},
+	dLogFile:  {name: "logfile", kind: kindString, def: ""},
+	// log-format (Tandem): records as slog's text (key=value) or JSON
+	// lines; start-up only, as the handler is built once.
+	dLogFormat: {name: "log-format", kind: kindEnum, def: "text", enum: logFormatNames},
 	dPidFile:   {name: "pidfile", kind: kindString, def: ""},
 	dDaemonize: {name: "daemonize", kind: kindBool, def: "no", inert: inertDaemonize},
 

@@ -123,6 +123,9 @@ func (c *Config) LogLevel() LogLevel { return LogLevel(c.load().num[dLogLevel]) 
 // LogFile is the log file; "" means standard output.
 func (c *Config) LogFile() string { return c.load().str[dLogFile] }
 
+// LogFormat is how log records are written (log-format).
+func (c *Config) LogFormat() LogFormat { return LogFormat(c.load().num[dLogFormat]) }
+
 // PidFile is where to write the process id; "" means nowhere.
 func (c *Config) PidFile() string { return c.load().str[dPidFile] }
 

@@ -77,6 +77,19 @@ var logLevelNames = []string{"debug", "verbose", "notice", "warning"}
 
 func (l LogLevel) String() string { return enumName(logLevelNames, int(l)) }
 
+// LogFormat is log-format: how log records are written.
+type LogFormat int
+
+// Log formats.
+const (
+	LogText LogFormat = iota // slog's text handler: key=value
+	LogJSON                  // one JSON object a line
+)
+
+var logFormatNames = []string{"text", "json"}
+
+func (f LogFormat) String() string { return enumName(logFormatNames, int(f)) }
+
 // Compression is Tandem's value compression algorithm.
 type Compression int
 

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"runtime/debug"
@@ -21,6 +22,10 @@ type memoryTuner struct {
 	proc     memlimit.Limit // what the process may use; Bytes 0 if unknown
 	userGoML bool           // GOMEMLIMIT came from the environment: leave it
 	userGOGC bool           // so did GOGC
+	// source says where maxmemory came from, for the start-up banner: a
+	// directive's origin ("file", "flag"…), or the share of the memory
+	// available it was derived from.
+	source string
 }
 
 // gcPercent is Tandem's GOGC unless the environment sets one. With the
@@ -115,16 +120,19 @@ func setupMemory(cfg *conf.Config, log *slog.Logger, environ []string, root stri
 	} else {
 		debug.SetGCPercent(gcPercent)
 	}
+	t.source = "default: unlimited" // until a case below says otherwise
 	lim, err := memlimit.Detect(root)
 	if err == nil {
 		t.proc = lim
 	}
 	switch origin := cfg.Origin("maxmemory"); {
 	case origin != conf.FromDefault:
+		t.source = origin.String()
 		log.Info("maxmemory", "bytes", cfg.MaxMemory(), "human", conf.HumanBytes(cfg.MaxMemory()),
 			"source", origin.String(), "unlimited", cfg.MaxMemory() == 0,
 			"process_limit", lim.Bytes, "process_limit_source", lim.Source)
 	case err != nil:
+		t.source = "default: memory available unknown, unlimited"
 		log.Warn("maxmemory not configured and the memory available is unknown: no limit", "err", err)
 	default:
 		n := memlimit.DefaultMaxMemory(lim)
@@ -132,6 +140,7 @@ func setupMemory(cfg *conf.Config, log *slog.Logger, environ []string, root stri
 			log.Warn("cannot set the default maxmemory", "err", serr)
 			break
 		}
+		t.source = fmt.Sprintf("default: %g of %s", memlimit.DefaultShare, lim.Source)
 		log.Info("maxmemory not configured: using a safe share of the memory available",
 			"bytes", n, "human", conf.HumanBytes(n), "share", memlimit.DefaultShare,
 			"of", lim.Bytes, "source", lim.Source)

@@ -55,6 +55,7 @@ type Options struct {
 	Config  *conf.Config
 	Logger  *slog.Logger
 	Version string // Tandem's own version (INFO server, memcached "version")
+	Commit  string // the source revision (-ldflags); "" reads the build's vcs.revision
 	// Environ is the process environment: a GOGC or GOMEMLIMIT set there
 	// is kept instead of the values derived from maxmemory.
 	Environ []string
@@ -69,6 +70,7 @@ type Node struct {
 	cfg     *conf.Config
 	log     *slog.Logger
 	version string
+	commit  string // the start-up banner's (banner.go)
 
 	Services  *services.Services
 	Server    *server.Server
@@ -96,7 +98,7 @@ func New(o Options) *Node {
 	if root == "" {
 		root = "/"
 	}
-	n := &Node{cfg: cfg, log: log, version: o.Version, stopNoSave: make(chan struct{})}
+	n := &Node{cfg: cfg, log: log, version: o.Version, commit: commitOf(o.Commit), stopNoSave: make(chan struct{})}
 
 	mem := setupMemory(cfg, log, o.Environ, root)
 	n.mem = mem
@@ -139,6 +141,7 @@ func New(o Options) *Node {
 // runs SHUTDOWN, then stops: the process's exit code.
 func (n *Node) Run(sigs <-chan os.Signal) int {
 	cfg, log, persist := n.cfg, n.log, n.Services.Persist
+	n.logBanner()
 	// The metrics port opens first, so /healthz says "loading" while a
 	// large dump loads.
 	if err := n.startMetrics(); err != nil {

@@ -10,7 +10,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -24,6 +23,10 @@ import (
 
 // version is Tandem's own version, set at build time with -ldflags.
 var version = "0.1.0-dev"
+
+// commit is the source revision, set at build time with -ldflags; when
+// empty the node reads the one the go command recorded (vcs.revision).
+var commit = ""
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Environ()))
@@ -58,7 +61,7 @@ func run(args, environ []string) int {
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
-	n := node.New(node.Options{Config: cfg, Logger: log, Version: version, Environ: environ})
+	n := node.New(node.Options{Config: cfg, Logger: log, Version: version, Commit: commit, Environ: environ})
 	if p := cfg.PidFile(); p != "" {
 		// As redis-server: best effort, removed at exit.
 		if err := os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
@@ -70,21 +73,4 @@ func run(args, environ []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	return n.Run(sigs)
-}
-
-func newLogger(cfg *conf.Config) *slog.Logger {
-	level := slog.LevelInfo
-	switch cfg.LogLevel() {
-	case conf.LogDebug, conf.LogVerbose:
-		level = slog.LevelDebug
-	case conf.LogWarning:
-		level = slog.LevelWarn
-	}
-	out := os.Stdout
-	if f := cfg.LogFile(); f != "" {
-		if fh, err := os.OpenFile(f, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
-			out = fh
-		}
-	}
-	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
 }
