@@ -8,7 +8,10 @@ FROM ${BUILDER_IMAGE} AS build
 WORKDIR /src
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/tandem ./cmd/tandem \
+# COMMIT: the source revision for the start-up banner; without it the
+# binary reports the one go build stamps when .git is in the context.
+ARG COMMIT=
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/tandem ./cmd/tandem \
  && mkdir -p /out/data
 
 FROM ${RUNTIME_IMAGE}
