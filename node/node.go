@@ -153,6 +153,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 		defer stop()
 		n.stopMetrics(ctx)
 	}()
+	n.Redis.MeasureStartupMemory() // built, nothing loaded yet: used_memory_startup
 	if err := n.loadDump(); err != nil {
 		log.Error(err.Error())
 		return 1

@@ -78,19 +78,18 @@ func cmdMemoryUsage(c *Client, args [][]byte) {
 // MEMORY STATS and MEMORY DOCTOR report and INFO memory's overhead and
 // dataset fields.
 //
-// Tandem's used memory is the keyspace's (the engine's accounting) and the
-// scripts' caches (the script cache and the FUNCTION libraries, charged
-// to the engine as Redis counts them in used_memory); within it, the
-// overhead is each database's index (its entry slices and bucket arrays)
-// and the scripts' caches, and the dataset is the rest. The connections'
-// buffers are reported in their field but are not part of used memory, so
-// neither are they of the overhead: overhead plus dataset is used memory,
-// as in Redis.
+// The figures are INFO memory's (info_memory.go says what used memory
+// holds): the overhead is the startup memory, the connections' buffers,
+// the scripts' caches (the script cache and the FUNCTION libraries,
+// charged to the engine) and each database's index (its entry slices and
+// bucket arrays); the dataset is the rest, the keys without their index:
+// overhead plus dataset is used memory, as in Redis.
 type memOverhead struct {
 	total, peak, startup  int64
 	clients, lua, funcs   int64
 	dbs                   []dbOverhead
 	overheadTotal         int64
+	notCounted            int64 // mem_not_counted_for_evict
 	keys                  int64
 	dataset, bytesPerKey  int64
 	datasetPerc, peakPerc float32
@@ -108,11 +107,13 @@ type dbOverhead struct {
 // it lists only the databases that hold keys.
 func (f *Frontend) memoryOverhead() memOverhead {
 	var m memOverhead
-	m.total, m.peak = f.usedMemory()
 	m.clients = f.buffers().Total
 	evalMem, _, _, _, funcMem := f.scriptingInfo()
 	m.lua, m.funcs = evalMem, funcMem
-	m.overheadTotal = m.lua + m.funcs
+	m.startup = f.startupMem.Load()
+	m.notCounted = m.clients // the caches are in the engine's accounting
+	m.total, m.peak = f.usedMemory(m.notCounted)
+	index := int64(0)
 	for i := 0; i < f.eng.Databases(); i++ {
 		db := f.eng.DB(i)
 		keys := db.Size()
@@ -123,10 +124,12 @@ func (f *Frontend) memoryOverhead() memOverhead {
 		// Expiry times live in the keys' records: there is no second
 		// table for them, so its overhead is 0.
 		d := dbOverhead{id: i, main: db.IndexMemory()}
-		m.overheadTotal += d.main + d.expire
+		index += d.main + d.expire
 		m.dbs = append(m.dbs, d)
 	}
-	m.overheadTotal = min(m.overheadTotal, m.total) // the index is part of used memory
+	// The index and the caches are part of the engine's accounting; the
+	// startup memory was in it or in the buffers then: counted once.
+	m.overheadTotal = min(m.notCounted+index+m.lua+m.funcs+m.startup, m.total)
 	m.dataset = m.total - m.overheadTotal
 	if m.peak > 0 {
 		m.peakPerc = float32(m.total) * 100 / float32(m.peak)

@@ -68,7 +68,11 @@ type Frontend struct {
 
 	started time.Time    // uptime and rdb_last_save_time count from here
 	memPeak atomic.Int64 // INFO used_memory_peak, sampled every 100 ms and by INFO (info_memory.go)
-	rates   rateSampler  // INFO instantaneous_*
+	// startupMem is the Go heap's live objects once the server was
+	// built, before any data was loaded (used_memory_startup; 0 until
+	// MeasureStartupMemory).
+	startupMem atomic.Int64
+	rates      rateSampler // INFO instantaneous_*
 
 	// replID is INFO replication's master_replid, which DEBUG
 	// CHANGE-REPL-ID changes; debug is what else DEBUG sets (cmd_debug.go).

@@ -15,14 +15,30 @@ import (
 
 // INFO memory: redis 7.0's fields in its order, and the peak sampler.
 //
-// used_memory is the engine's accounting of the keyspace (each value at
-// the size the Go allocator hands out for it, index share included) and
-// of the script cache and FUNCTION libraries (engine.ChargeMemory). The
-// allocator_* fields come from the Go runtime (runtime/metrics): allocated
-// is the heap's objects, active adds the free space of in-use spans,
-// resident is what the runtime has mapped and not returned to the OS.
-// Lua, functions and replication fields keep the zeros of a server that
-// has none of them.
+// used_memory is what Tandem accounts for: the engine's accounting of the
+// keyspace (each value at the size the Go allocator hands out for it,
+// index share included) and of the script cache and FUNCTION libraries
+// (engine.ChargeMemory), which is what maxmemory bounds, plus the
+// connections' buffers (the server's count, mem_clients_normal), which it
+// does not (mem_not_counted_for_evict). The Go
+// heap's fixed structures (command tables, ACL, Lua states) are not in it,
+// so used_memory_startup, used_memory as measured before any data is
+// loaded, is near 0 where Redis's is its own structures' (about 1 MB);
+// tools that derive a maxmemory from used_memory keep working. The
+// overhead is the startup memory, the buffers, the caches and each
+// database's index; the dataset is the keyspace without its index:
+// overhead plus dataset is used memory, as in Redis. The allocator_*
+// fields come from the Go runtime (runtime/metrics): allocated is the
+// heap's objects, active adds the free space of in-use spans, resident is
+// what the runtime has mapped and not returned to the OS. Replication
+// fields keep the zeros of a server that has none.
+
+// MeasureStartupMemory records used_memory_startup: used_memory once the
+// composition root has built the server and before it loads any data, as
+// Redis measures its own at the same point.
+func (f *Frontend) MeasureStartupMemory() {
+	f.startupMem.Store(f.eng.UsedMemoryExact() + f.buffers().Total)
+}
 
 // SampleMemoryEvery records used_memory in used_memory_peak every d until
 // ctx is done, as Redis's serverCron does at each tick, so the peak is the
@@ -35,14 +51,17 @@ func (f *Frontend) SampleMemoryEvery(ctx context.Context, d time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			f.notePeak(f.eng.UsedMemory()) // the quick sum: this runs ten times a second
+			// The quick sums (this runs ten times a second): the
+			// scripts' caches are left to INFO's own look.
+			f.notePeak(f.eng.UsedMemory() + f.buffers().Total)
 		}
 	}
 }
 
-// usedMemory returns the engine's accounted bytes and updates the peak.
-func (f *Frontend) usedMemory() (used, peak int64) {
-	used = f.eng.UsedMemoryExact()
+// usedMemory returns used_memory (the engine's accounting and what is not
+// counted for eviction, the connections' buffers) and updates the peak.
+func (f *Frontend) usedMemory(notCounted int64) (used, peak int64) {
+	used = f.eng.UsedMemoryExact() + notCounted
 	return used, f.notePeak(used)
 }
 
@@ -142,12 +161,12 @@ func (f *Frontend) infoMemory(b *infoBuilder) {
 	b.int("rss_overhead_bytes", rss-al.resident)
 	b.float("mem_fragmentation_ratio", ratio(rss, used))
 	b.int("mem_fragmentation_bytes", rss-used)
-	zero("mem_not_counted_for_evict", "mem_replication_backlog", "mem_total_replication_buffers",
-		"mem_clients_slaves")
+	b.int("mem_not_counted_for_evict", mh.notCounted)
+	zero("mem_replication_backlog", "mem_total_replication_buffers", "mem_clients_slaves")
 	// The server layer's count of what the connections' buffers hold, for
 	// both protocols: query buffers, reply buffers, and output queued for
 	// the sockets (server.ClientBuffers).
-	b.int("mem_clients_normal", f.buffers().Total)
+	b.int("mem_clients_normal", mh.clients)
 	zero("mem_cluster_links", "mem_aof_buffer")
 	b.field("mem_allocator", runtime.Version())
 	zero("active_defrag_running", "lazyfree_pending_objects", "lazyfreed_objects")

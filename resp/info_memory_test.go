@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/server"
 )
 
 // redis70MemoryFields are INFO memory's fields as redis-server 7.0.15
@@ -87,4 +89,56 @@ func TestMemoryPeakSampled(t *testing.T) {
 	if peak, _ := strconv.ParseInt(f["used_memory_peak"], 10, 64); peak < high {
 		t.Errorf("used_memory_peak %d, want >= %d (used_memory now %s)", peak, high, f["used_memory"])
 	}
+}
+
+// used_memory holds the engine's accounting (keys and scripts' caches)
+// and the connections' buffers; the overhead all but the keys' data;
+// mem_not_counted_for_evict the buffers. Each moves with what it holds.
+func TestInfoMemorySplit(t *testing.T) {
+	env := newTestEnv(t)
+	var clients int64
+	clients = 700 // the startup memory: buffers of a connection before any data
+	env.fe.clientBuffers = func() server.ClientBuffers { return server.ClientBuffers{Total: clients} }
+	env.fe.MeasureStartupMemory()
+	clients = 0
+	c := env.client()
+	num := func(f map[string]string, k string) int64 {
+		n, err := strconv.ParseInt(f[k], 10, 64)
+		if err != nil {
+			t.Fatalf("%s = %q", k, f[k])
+		}
+		return n
+	}
+	check := func(what string) map[string]string {
+		t.Helper()
+		_, f := memoryInfo(t, env)
+		used, startup, overhead, dataset := num(f, "used_memory"), num(f, "used_memory_startup"), num(f, "used_memory_overhead"), num(f, "used_memory_dataset")
+		notCounted, cl := num(f, "mem_not_counted_for_evict"), num(f, "mem_clients_normal")
+		keyspace := env.eng.UsedMemoryExact()
+		if startup != 700 {
+			t.Errorf("%s: used_memory_startup %d, measured at start %d", what, startup, env.fe.startupMem.Load())
+		}
+		if cl != clients || notCounted != cl || used != keyspace+notCounted {
+			t.Errorf("%s: used %d, engine %d, not counted %d (clients %d)", what, used, keyspace, notCounted, cl)
+		}
+		if overhead+dataset != used || overhead < notCounted || overhead > used || dataset < 0 {
+			t.Errorf("%s: overhead %d + dataset %d != used %d (not counted %d)", what, overhead, dataset, used, notCounted)
+		}
+		return f
+	}
+	empty := check("empty")
+	for i := 0; i < 200; i++ {
+		c.do("SET", "key"+strconv.Itoa(i), strings.Repeat("v", 100))
+	}
+	full := check("200 keys")
+	if num(full, "used_memory_dataset") < num(empty, "used_memory_dataset")+200*100 {
+		t.Errorf("dataset %s after 200 values of 100 bytes, %s empty", full["used_memory_dataset"], empty["used_memory_dataset"])
+	}
+	clients = 50000
+	buffered := check("50000 bytes of client buffers")
+	if d := num(buffered, "used_memory_overhead") - num(full, "used_memory_overhead"); d != 50000 {
+		t.Errorf("overhead moved by %d with 50000 bytes of client buffers", d)
+	}
+	c.do("SCRIPT", "LOAD", "return 1")
+	check("a cached script")
 }
