@@ -166,6 +166,11 @@ func (c *Client) resumeBlocked() bool {
 	}
 	if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
 		c.fe.countError(errorCode(c.w.Buf[mark+1:]))
+		// A failed call too, as Redis's updateStatsOnUnblock: the call
+		// itself was counted when it blocked (countRun).
+		if b.cmd != nil {
+			b.cmd.stats[c.stripe].failed.Add(1)
+		}
 	}
 	if b.skipReply {
 		c.w.Buf = c.w.Buf[:mark]

@@ -283,6 +283,15 @@ var streamGroupBlockScenarios = []blockScenario{
 	{name: "xreadgroup group destroyed", conns: 2, steps: []blockStep{
 		bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "XGROUP DESTROY s g"), bRead(1),
 	}},
+	// A blocked call that ends in an error is a failed call
+	// (stream-cgroups.tcl's "XGROUP DESTROY should unblock XREADGROUP
+	// with -NOGROUP"); the calls' times differ, so only the counts are
+	// compared.
+	{name: "xreadgroup unblocked failed call", conns: 2, steps: []blockStep{
+		bDo(0, "CONFIG RESETSTAT"), bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "XGROUP DESTROY s g"), bRead(1),
+		bDo(0, "DEL s"), bDo(0, "XGROUP CREATE s g $ MKSTREAM"), bSend(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), bBlocked(1), bDo(0, "DEL s"), bRead(1),
+		bDo(0, "INFO errorstats"), {conn: 0, args: []string{"EVAL", `return (string.gsub(redis.call('INFO','commandstats'):match('cmdstat_xreadgroup:[^\r]*'), 'usec[^,]*,', ''))`, "0"}},
+	}},
 	// A blocked XREADGROUP whose key stops being a stream is answered at
 	// once, after the command that did it (Redis's
 	// unblockDeletedStreamReadgroupClients); a blocked XREAD on the same
