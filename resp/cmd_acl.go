@@ -17,7 +17,7 @@ import (
 // in acl.go.
 func aclCommands() []*Command {
 	return []*Command{
-		{Name: "acl", Arity: -2, Group: "server", Since: "6.0.0", Summary: "A container for Access List Control commands", Subcommands: aclSubcommands()},
+		{Name: "acl", Arity: -2, Group: "server", Since: "6.0.0", Summary: "A container for Access List Control commands ", Subcommands: aclSubcommands()},
 	}
 }
 

@@ -20,10 +20,10 @@ import (
 
 func transactionCommands() []*Command {
 	return []*Command{
-		{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Start a transaction", Run: cmdMulti},
+		{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Mark the start of a transaction block", Run: cmdMulti},
 		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog, Internal: RunsInMulti | RunsQueue | EndsMulti, Group: "transactions", ACL: []string{"@transaction"}, Since: "1.2.0", Summary: "Execute all commands issued after MULTI", Run: cmdExec},
 		{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti | EndsMulti, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.0.0", Summary: "Discard all commands issued after MULTI", Run: cmdDiscard},
-		{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Monitor changes to keys before a MULTI/EXEC", Run: cmdWatch},
+		{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Internal: RunsInMulti, FirstKey: 1, LastKey: -1, KeyStep: 1, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Watch the given keys to determine execution of the MULTI/EXEC block", Run: cmdWatch},
 		{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions", ACL: []string{"@transaction"}, Since: "2.2.0", Summary: "Forget about all watched keys", Run: cmdUnwatch},
 	}
 }

@@ -21,7 +21,7 @@ func serverCommands() []*Command {
 		{Name: "flushdb", Arity: -1, Flags: FlagWrite, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Remove all keys from the current database", Run: cmdFlushDB},
 		{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Remove all keys from all databases", Run: cmdFlushAll},
 		{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "4.0.0", Summary: "Swaps two Redis databases", Run: cmdSwapDB},
-		{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"@admin", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Get the Unix time stamp of the last successful save to disk", Run: cmdLastSave},
+		{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"@admin", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Get the UNIX time stamp of the last successful save to disk", Run: cmdLastSave},
 		{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.6.0", Summary: "Return the current server time", Run: cmdTime},
 	}
 }

@@ -68,3 +68,17 @@ func TestEveryCommandDocumented(t *testing.T) {
 		}
 	}
 }
+
+// The table's group, since and summary (ACL categories and ACL's
+// 7.0.15-or-later test read the first two) agree with the docs.
+func TestTableAgreesWithDocs(t *testing.T) {
+	eachCommand(NewTable(commandFamilies()...), func(cmd *Command) {
+		d := commanddocs.Lookup(cmd.Name)
+		if d == nil {
+			return
+		}
+		if cmd.Group != d.Group || cmd.Since != d.Since || cmd.Summary != d.Summary {
+			t.Errorf("%s: table %q %q %q, docs %q %q %q", cmd.Name, cmd.Group, cmd.Since, cmd.Summary, d.Group, d.Since, d.Summary)
+		}
+	})
+}
