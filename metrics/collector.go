@@ -101,7 +101,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{
-	dBuild, dCommands, dCommandSeconds, dCommandsFailed, dCommandsRejected, dErrorReplies,
+	dCommandLatency, dBuild, dCommands, dCommandSeconds, dCommandsFailed, dCommandsRejected, dErrorReplies,
 	dConnections, dConnectionsReceived, dConnectionsRejected, dBlockedClients, dNetInput, dNetOutput,
 	dKeys, dKeysExpiring, dHits, dMisses, dOpHits, dOpMisses, dCasBadval, dStoreErrors, dAuthErrors,
 	dExpired, dEvicted, dExpiredUnfetched, dEvictedUnfetched, dPolicy,
@@ -136,11 +136,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectMemory(e)
 	c.collectPersistence(e)
 	c.collectPubsub(e)
-	// TODO(latency histogram): the per-command latency histogram (INFO
-	// latencystats, being built with latency-tracking) is exported here
-	// as tandem_command_duration_seconds{protocol,command} (a
-	// prometheus.MustNewConstHistogram per command) once the front-ends
-	// expose its buckets; this collector must not keep its own.
+	c.collectLatency(ch)
 }
 
 const (

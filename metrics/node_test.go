@@ -151,6 +151,8 @@ next:
 			return m.Gauge.GetValue(), true
 		case m.Untyped != nil:
 			return m.Untyped.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true // a histogram's value here is its count
 		}
 	}
 	return 0, false
@@ -229,6 +231,8 @@ func TestScrapeMovesWithTraffic(t *testing.T) {
 	check("memcached get hits", delta("tandem_memcached_hits_total", "command", "get"), 1)
 	check("memcached get misses", delta("tandem_memcached_misses_total", "command", "get"), 1)
 	check("pubsub published", delta("tandem_pubsub_messages_published_total"), 1)
+	check("resp set latency count", delta("tandem_command_latency_seconds", "protocol", "resp", "command", "set"), n+1)
+	check("memcached set latency count", delta("tandem_command_latency_seconds", "protocol", "memcached", "command", "set"), n)
 	check("keys db0", value(t, after, "tandem_keys", "db", "0"), 2*n+1)
 	check("expiring db0", value(t, after, "tandem_keys_expiring", "db", "0"), n)
 	check("keys db1", value(t, after, "tandem_keys", "db", "1"), 0)
@@ -253,6 +257,7 @@ func TestScrapeMovesWithTraffic(t *testing.T) {
 	for name, typ := range map[string]dto.MetricType{
 		"tandem_commands_total": dto.MetricType_COUNTER, "tandem_keys": dto.MetricType_GAUGE,
 		"tandem_command_duration_seconds_total": dto.MetricType_COUNTER,
+		"tandem_command_latency_seconds":        dto.MetricType_HISTOGRAM,
 		"go_goroutines":                         dto.MetricType_GAUGE, "go_gc_duration_seconds": dto.MetricType_SUMMARY,
 		"process_resident_memory_bytes": dto.MetricType_GAUGE, "tandem_rdb_last_bgsave_success": dto.MetricType_GAUGE,
 	} {
