@@ -165,7 +165,7 @@ func (c *Client) resumeBlocked() bool {
 		return false
 	}
 	if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
-		c.fe.countError(errorCode(c.w.Buf[mark+1:]))
+		c.countReplyError(c.w.Buf[mark+1:])
 		// A failed call too, as Redis's updateStatsOnUnblock: the call
 		// itself was counted when it blocked (countRun).
 		if b.cmd != nil {

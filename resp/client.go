@@ -48,7 +48,11 @@ type Client struct {
 	libVer  string
 	noEvict bool
 	noTouch bool // mirrors db.NoTouch for CLIENT LIST
-	killed  bool
+	// errCounted: the error reply a script wrote was counted in the error
+	// statistics already, by the command it called (countReplyError).
+	// Atomic: a detached script writes it (exclusive.go).
+	errCounted atomic.Bool
+	killed     bool
 
 	// CLIENT REPLY state, loop-local: replyOff drops every reply,
 	// replySkip drops the current command's, replySkipNext makes the next
@@ -327,6 +331,16 @@ func (c *Client) exec(args [][]byte) {
 	c.monitorFeed(cmd, args) // MONITOR (cmd_monitor.go)
 }
 
+// countReplyError counts an error reply (the bytes after its '-') in
+// INFO's error statistics, unless a script's command counted it already
+// (errCounted).
+func (c *Client) countReplyError(b []byte) {
+	if c.errCounted.Swap(false) {
+		return
+	}
+	c.fe.countError(errorCode(b))
+}
+
 // execReply runs one command under CLIENT REPLY's rules (the reply is
 // dropped while replies are off or skipped) and counts an error reply,
 // dropped or not, in INFO's error statistics, as Redis does.
@@ -338,8 +352,9 @@ func (c *Client) execReply(args [][]byte) {
 	}
 	mark = c.trackingMark(mark) // invalidations placed before the reply
 	if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
-		c.fe.countError(errorCode(c.w.Buf[mark+1:]))
+		c.countReplyError(c.w.Buf[mark+1:])
 	}
+	c.errCounted.Store(false)
 	if c.replyOff || c.replySkip {
 		c.w.Buf = c.w.Buf[:mark]
 	}

@@ -152,7 +152,7 @@ func cmdExec(c *Client, _ [][]byte) {
 			mark := len(c.w.Buf)
 			c.exec(args)
 			if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
-				c.fe.countError(errorCode(c.w.Buf[mark+1:]))
+				c.countReplyError(c.w.Buf[mark+1:])
 			}
 		}
 	})

@@ -283,10 +283,16 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 		cmd = cmd.subcommand(args[1], c.scratch[:])
 	}
 	if cmd == nil {
+		fe.countError("ERR")
 		return nil, errScriptUnknown
 	}
 	refuse := func(msg string) ([]byte, string) {
 		cmd.stats.rejectedOne(c.stripe)
+		code := "ERR"
+		if len(msg) > 0 && msg[0] == '-' {
+			code = errorCode([]byte(msg[1:]))
+		}
+		fe.countError(code)
 		return nil, msg
 	}
 	if !cmd.arityOK(len(args)) {
@@ -325,6 +331,9 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	h.caller.events.Flush()
 	c.events.Flush()
 	c.countRun(cmd, nil, start, c.w.Buf)
+	if len(c.w.Buf) > 0 && c.w.Buf[0] == '-' {
+		fe.countError(errorCode(c.w.Buf[1:]))
+	}
 	c.monitorFeed(cmd, args) // as "[<db> lua]" (cmd_monitor.go)
 	return c.w.Buf, ""
 }
@@ -373,7 +382,7 @@ func (c *Client) runExclusive(h *scriptHost, function bool, run func(scripting.R
 				fe.eng.Gate().SetBusy()
 			})
 		}
-		run(scriptReply{out}, started)
+		run(scriptReply{out, c}, started)
 		mu.Lock()
 		running = false
 		mu.Unlock()
@@ -384,7 +393,17 @@ func (c *Client) runExclusive(h *scriptHost, function bool, run func(scripting.R
 }
 
 // scriptReply adapts the client's writer to scripting.ReplyWriter.
-type scriptReply struct{ w *Writer }
+type scriptReply struct {
+	w      *Writer
+	caller *Client
+}
+
+// CountedError writes an error the script's command already counted
+// (scripting.CountedErrorWriter): the caller's reply is not counted again.
+func (r scriptReply) CountedError(msg string) {
+	r.w.Error(msg)
+	r.caller.errCounted.Store(true)
+}
 
 func (r scriptReply) Status(s string)    { r.w.Status(s) }
 func (r scriptReply) Error(msg string)   { r.w.Error(msg) }

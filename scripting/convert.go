@@ -27,6 +27,31 @@ type ReplyWriter interface {
 	Verbatim(format, s string)
 }
 
+// CountedErrorWriter is a ReplyWriter that takes apart an error reply
+// already counted in the error statistics: the error of a command the
+// script called, counted when that command failed (Host.Call), which the
+// script raised or returned (its table has ignore_error_stats_update).
+// Redis writes it with ERR_REPLY_FLAG_NO_STATS_UPDATE.
+type CountedErrorWriter interface {
+	CountedError(msg string)
+}
+
+// writeError writes an error reply, counted or not (CountedErrorWriter).
+func writeError(w ReplyWriter, msg string, counted bool) {
+	if cw, ok := w.(CountedErrorWriter); ok && counted {
+		cw.CountedError(msg)
+		return
+	}
+	w.Error(msg)
+}
+
+// statsCounted reports whether an error table's error was counted
+// already: its ignore_error_stats_update is true.
+func statsCounted(t *lua.LTable) bool {
+	b, ok := t.RawGetString("ignore_error_stats_update").(lua.LBool)
+	return ok && bool(b)
+}
+
 // maxReplyDepth bounds the nesting of a reply, in both directions, where
 // Redis runs out of Lua stack ("reached lua stack limit").
 const maxReplyDepth = 4000
@@ -205,7 +230,7 @@ func (vm *VM) writeTable(w ReplyWriter, t *lua.LTable, proto, depth int) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
 		_ = e
 		msg := fieldString(L, t, "err")
-		w.Error(strings.TrimRight(msg, "\r\n"))
+		writeError(w, strings.TrimRight(msg, "\r\n"), statsCounted(t))
 		return
 	}
 	if s, ok := t.RawGetString("ok").(lua.LString); ok {

@@ -192,7 +192,8 @@ func (e *Engine) call(vm *VM, fn *lua.LFunction, args []lua.LValue, run *Run, ev
 		} else {
 			obj = lua.LString(err.Error())
 		}
-		w.Error(vm.finalError(obj, run.name))
+		t, isTable := obj.(*lua.LTable)
+		writeError(w, vm.finalError(obj, run.name), isTable && statsCounted(t))
 		return
 	}
 	vm.writeReply(w, L.Get(-1), run.proto, 0)

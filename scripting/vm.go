@@ -20,6 +20,8 @@ type Host interface {
 	// its reply in RESP version proto (redis.setresp). refusal is set,
 	// and reply nil, when the command was refused before running: a
 	// reply text either "-CODE message" or a bare message (code ERR).
+	// The host counts a refusal or an error reply in the error
+	// statistics, as Redis does whether the script catches it or not.
 	Call(args [][]byte, proto int) (reply []byte, refusal string)
 	// Log writes msg to the server log at level (0 debug … 3 warning).
 	Log(level int, msg string)

@@ -221,6 +221,24 @@ var scriptingCases = []redisCase{
 		eval("return {loadstring('\\27x', '=name')}", "0"),
 		eval("return string.sub(string.dump(function() end), 1, 4)", "0"),
 	)},
+	// A command a script calls counts its error, or its refusal, in INFO's
+	// error statistics whether the script catches it or not; the script's
+	// reply of that same error is not counted again.
+	{name: "script errors in errorstats", cmds: cmds(
+		mbs("SET a 1", "CONFIG RESETSTAT"),
+		eval("return redis.pcall('nosuch')['err']", "0"),
+		eval("return redis.pcall('lpush','a','x')['err']", "0"),
+		eval("return redis.pcall('lpush','a','x')", "0"),
+		eval("return redis.call('lpush','a','x')", "0"),
+		eval("return redis.pcall('get')['err']", "0"),
+		eval("return {err='MY own'}", "0"),
+		eval("error('boom')", "0"),
+		eval("return redis.call()", "0"),
+		mbs("CONFIG SET maxmemory 1"),
+		eval("return redis.pcall('set','x','y')['err']", "1", "x"),
+		eval("return redis.call('set','x','y')", "1", "x"),
+		mbs("CONFIG SET maxmemory 0", "INFO errorstats"),
+	)},
 	{name: "scripting getkeys", cmds: cmds(
 		cmd("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c"),
 		cmd("COMMAND", "GETKEYS", "FCALL", "f", "1", "a", "b"),
