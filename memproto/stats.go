@@ -309,7 +309,7 @@ func (fe *Frontend) settingsStats(w *statsWriter) {
 	w.str("temp_lru", "no")
 	w.int("temporary_ttl", 61)
 	w.int("idle_timeout", int64(cfg.Timeout().Seconds()))
-	w.int("watcher_logbuf_size", watcherBufSize)
+	w.int("watcher_logbuf_size", 256<<10) // memcached's default; watch is refused here (see README)
 	w.int("worker_logbuf_size", 65536)
 	w.int("read_buf_mem_limit", 0)
 	w.str("track_sizes", "no")
