@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"sort"
 	"sync/atomic"
+	"time"
 )
 
 // Options configure an Engine. Zero values take the defaults.
@@ -43,6 +44,8 @@ type Engine struct {
 	s3Clock atomic.Uint32
 
 	expireNext atomic.Uint64 // shard where the next ActiveExpireCycle starts
+	// expireObserver is told each expiry cycle's duration (OnExpireCycle).
+	expireObserver atomic.Pointer[func(time.Duration)]
 	// noActiveExpire: DEBUG SET-ACTIVE-EXPIRE 0 stopped the cycle (pause.go).
 	noActiveExpire atomic.Bool
 

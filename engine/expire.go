@@ -28,6 +28,9 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 	}
 	defer e.gate.Leave()
 	start := time.Now()
+	if fn := e.expireObserver.Load(); fn != nil {
+		defer func() { (*fn)(time.Since(start)) }()
+	}
 	now := e.clock.NowMs()
 	reclaimed := 0
 	first := int(e.expireNext.Load() % uint64(len(e.shards)))
@@ -54,6 +57,18 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 		s.unlock()
 	}
 	return reclaimed
+}
+
+// OnExpireCycle makes fn hear how long each active expiry cycle took
+// (the latency monitor's expire-cycle event, as Redis's
+// activeExpireCycle reports it); nil stops it. fn runs on the cycle's
+// goroutine, inside the gate, and must not call into the engine.
+func (e *Engine) OnExpireCycle(fn func(time.Duration)) {
+	if fn == nil {
+		e.expireObserver.Store(nil)
+		return
+	}
+	e.expireObserver.Store(&fn)
 }
 
 // RunActiveExpiry runs ActiveExpireCycle hz times a second, using at most a

@@ -17,6 +17,7 @@ package services
 import (
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
@@ -104,6 +105,8 @@ func New(o Options) *Services {
 	followSlowlog(s.Slowlog, s.Config)
 	s.Latency = latency.New()
 	followLatency(s.Latency, s.Config)
+	lm := s.Latency
+	s.Engine.OnExpireCycle(func(d time.Duration) { lm.Add("expire-cycle", d.Milliseconds()) })
 	s.CommandLatency = latency.NewCommands()
 	followLatencyTracking(s.CommandLatency, s.Config)
 	return s
