@@ -148,9 +148,16 @@ func TestMemcachedStatsGroupNames(t *testing.T) {
 		out := dialMemc(t, addr).do("set statsnames 0 0 1\r\nv\r\nstats " + group + "\r\n")
 		var n []string
 		for _, l := range strings.Split(out, "\r\n") {
-			if f := strings.Fields(l); len(f) >= 2 && f[0] == "STAT" {
-				n = append(n, f[1])
+			f := strings.Fields(l)
+			if len(f) < 2 || f[0] != "STAT" {
+				continue
 			}
+			// Class 1's and the group's own: the shared memcached keeps
+			// the slab classes other tests' larger items opened.
+			if cls, _, ok := strings.Cut(strings.TrimPrefix(f[1], "items:"), ":"); ok && cls != "1" && group != "settings" {
+				continue
+			}
+			n = append(n, f[1])
 		}
 		return n
 	}
