@@ -68,6 +68,7 @@ type Engine struct {
 // these are CountLookups'.
 type counters struct {
 	hits, misses, expired, evicted atomic.Int64
+	evictedBy                      [NumPolicies]atomic.Int64 // evicted, by the policy that chose them
 	// expired and evicted keys that were never read (fetched.go)
 	expiredUnfetched, evictedUnfetched atomic.Int64
 	// compactions counts arena compactions (arena.go): rare, off the
@@ -148,12 +149,15 @@ type Stats struct {
 	// keys whose value was never read (memcached's expired_unfetched,
 	// evicted_unfetched; fetched.go).
 	ExpiredUnfetched, EvictedUnfetched int64
+	// EvictedByPolicy splits EvictedKeys by the policy in force when each
+	// key was evicted (indexed by Policy).
+	EvictedByPolicy [NumPolicies]int64
 }
 
 // Stats returns the keyspace counters.
 func (e *Engine) Stats() Stats {
 	t := e.tallies()
-	return Stats{
+	st := Stats{
 		Hits:        e.stats.hits.Load() + t.hits,
 		Misses:      e.stats.misses.Load() + t.misses,
 		ExpiredKeys: e.stats.expired.Load(),
@@ -162,6 +166,10 @@ func (e *Engine) Stats() Stats {
 		ExpiredUnfetched: e.stats.expiredUnfetched.Load(),
 		EvictedUnfetched: e.stats.evictedUnfetched.Load(),
 	}
+	for p := range st.EvictedByPolicy {
+		st.EvictedByPolicy[p] = e.stats.evictedBy[p].Load()
+	}
+	return st
 }
 
 // ResetStats zeroes the counters (CONFIG RESETSTAT).
@@ -176,6 +184,9 @@ func (e *Engine) ResetStats() {
 	}
 	e.stats.expired.Store(0)
 	e.stats.evicted.Store(0)
+	for p := range e.stats.evictedBy {
+		e.stats.evictedBy[p].Store(0)
+	}
 	e.stats.expiredUnfetched.Store(0)
 	e.stats.evictedUnfetched.Store(0)
 }

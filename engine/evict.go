@@ -3,6 +3,7 @@ package engine
 import (
 	"hash/maphash"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -51,12 +52,25 @@ const (
 	VolatileRandom
 	VolatileTTL
 	AllKeysS3FIFO
+
+	// NumPolicies is how many there are.
+	NumPolicies = iota
 )
 
 var policyByName = map[string]Policy{
 	"noeviction": NoEviction, "allkeys-lru": AllKeysLRU, "allkeys-lfu": AllKeysLFU,
 	"allkeys-random": AllKeysRandom, "volatile-lru": VolatileLRU, "volatile-lfu": VolatileLFU,
 	"volatile-random": VolatileRandom, "volatile-ttl": VolatileTTL, "allkeys-s3fifo": AllKeysS3FIFO,
+}
+
+// String is the policy's maxmemory-policy name.
+func (p Policy) String() string {
+	for name, q := range policyByName {
+		if q == p {
+			return name
+		}
+	}
+	return "policy-" + strconv.Itoa(int(p))
 }
 
 // ParsePolicy returns the policy named as in maxmemory-policy.
@@ -610,6 +624,7 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 	s.maybeCompact(evictCompactShift)
 	s.flushSums() // the eviction loop reads e.used to know when to stop
 	e.stats.evicted.Add(1)
+	e.stats.evictedBy[cfg.Policy].Add(1)
 	s.changed(1)
 	e.DB(c.shard/e.perDB).Notify(ClassEvicted, "evicted", key)
 	s.unlock()

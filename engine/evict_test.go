@@ -256,7 +256,19 @@ func TestEvictFindsALoneKey(t *testing.T) {
 			if d.Size() != 0 {
 				t.Fatalf("%v, try %d: the lone key was not evicted", p, i)
 			}
+			if st := e.Stats(); st.EvictedByPolicy[p] != int64(i+1) || st.EvictedKeys != int64(i+1) {
+				t.Fatalf("%v, try %d: evicted %d by the policy, %d in all", p, i, st.EvictedByPolicy[p], st.EvictedKeys)
+			}
 			e.SetMaxMemory(0)
+		}
+	}
+}
+
+// TestPolicyNames: every policy's String parses back to it.
+func TestPolicyNames(t *testing.T) {
+	for p := Policy(0); p < NumPolicies; p++ {
+		if q, ok := ParsePolicy(p.String()); !ok || q != p {
+			t.Errorf("%d: %q parses to %d, %v", p, p.String(), q, ok)
 		}
 	}
 }

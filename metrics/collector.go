@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/memproto"
 	"github.com/tandemkv/tandem/resp"
 	"github.com/tandemkv/tandem/services"
@@ -69,7 +70,7 @@ var (
 	dAuthErrors   = desc("memcached_auth_errors_total", "memcached logins refused.")
 
 	dExpired          = desc("expired_keys_total", "Keys removed because they expired (memcached's reclaimed).")
-	dEvicted          = desc("evicted_keys_total", "Keys evicted at maxmemory.")
+	dEvicted          = desc("evicted_keys_total", "Keys evicted at maxmemory, by the policy that chose them.", "policy")
 	dExpiredUnfetched = desc("expired_unfetched_keys_total", "Expired keys whose value was never read.")
 	dEvictedUnfetched = desc("evicted_unfetched_keys_total", "Evicted keys whose value was never read.")
 	dPolicy           = desc("maxmemory_policy_info", "The maxmemory policy in force; always 1.", "policy")
@@ -210,7 +211,14 @@ func (c *collector) collectKeyspace(e emit) {
 	e(dHits, counter, float64(es.Hits))
 	e(dMisses, counter, float64(es.Misses))
 	e(dExpired, counter, float64(es.ExpiredKeys))
-	e(dEvicted, counter, float64(es.EvictedKeys))
+	// A series for the policy in force, and for any other that has
+	// evicted since the last reset: their sum is INFO's evicted_keys.
+	current := svc.Config.MaxMemoryPolicy().String()
+	for p, n := range es.EvictedByPolicy {
+		if name := engine.Policy(p).String(); n > 0 || name == current {
+			e(dEvicted, counter, float64(n), name)
+		}
+	}
 	e(dExpiredUnfetched, counter, float64(es.ExpiredUnfetched))
 	e(dEvictedUnfetched, counter, float64(es.EvictedUnfetched))
 	e(dPolicy, gauge, 1, svc.Config.MaxMemoryPolicy().String())

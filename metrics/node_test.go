@@ -251,6 +251,7 @@ func TestScrapeMovesWithTraffic(t *testing.T) {
 	}
 	check("maxmemory", value(t, after, "tandem_memory_max_bytes"), 64<<20)
 	check("policy", value(t, after, "tandem_maxmemory_policy_info", "policy", "allkeys-s3fifo"), 1)
+	check("evicted by the policy in force", value(t, after, "tandem_evicted_keys_total", "policy", "allkeys-s3fifo"), 0)
 	if value(t, after, "tandem_connections", "protocol", "memcached") < 1 {
 		t.Error("no memcached connection counted")
 	}
