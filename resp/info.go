@@ -23,9 +23,10 @@ import (
 // "\r\n", one empty line between sections, the same section order and the
 // same meaning of "default", "all" and "everything". Fields that describe
 // Redis internals Tandem does not have (AOF, forks, replication backlog,
-// Lua) keep the values an idle redis-server reports, so monitoring tools
-// that expect them keep working; Tandem's own facts come as extra fields at
-// the end of the server section.
+// I/O threads) keep the values an idle redis-server reports, so monitoring
+// tools that expect them keep working; Tandem's own facts come as extra
+// fields at the end of the server section. internal/compat checks the
+// field names of every section against redis-server.
 
 // infoSection is one INFO section: its name (as requested, lower case),
 // whether INFO without arguments includes it, and its generator.
