@@ -27,7 +27,7 @@ var configOwn = map[string]bool{
 	"memcached-max-pending-output": true, "memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "memcached-binding-protocol": true,
 	"start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true,
 	"compression-min-saving": true,
-	"metrics-port":           true, "metrics-bind": true, "metrics-password": true,
+	"metrics-port":           true, "metrics-bind": true, "metrics-password": true, "log-format": true,
 	"set-max-listpack-entries": true, "set-max-listpack-value": true, // redis 7.2's
 }
 
