@@ -10,6 +10,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/memproto"
 	"github.com/tandemkv/tandem/resp"
+	"github.com/tandemkv/tandem/server/tlsserver"
 	"github.com/tandemkv/tandem/services"
 )
 
@@ -19,6 +20,9 @@ type Sources struct {
 	Redis     *resp.Frontend
 	Memcached *memproto.Frontend // nil when the memcached port is off
 	Version   string
+	// TLS reads the TLS ports' connection counts, by protocol; nil: no
+	// TLS series.
+	TLS func() (redis, memcached tlsserver.Counts)
 }
 
 // NewRegistry returns a registry with Tandem's collector and the standard
@@ -52,12 +56,15 @@ var (
 	dCommandsRejected = desc("commands_rejected_total", "Commands refused before running (arity, ACL, OOM, MISCONF...).", "protocol", "command")
 	dErrorReplies     = desc("error_replies_total", "Error replies sent.", "protocol")
 
-	dConnections         = desc("connections", "Client connections now open.", "protocol")
-	dConnectionsReceived = desc("connections_received_total", "Client connections accepted.", "protocol")
-	dConnectionsRejected = desc("connections_rejected_total", "Client connections refused (maxclients, protected mode).", "protocol")
-	dBlockedClients      = desc("blocked_clients", "Clients waiting in a blocking command.")
-	dNetInput            = desc("net_input_bytes_total", "Bytes read from clients.", "protocol")
-	dNetOutput           = desc("net_output_bytes_total", "Bytes written to clients.", "protocol")
+	dConnections            = desc("connections", "Client connections now open.", "protocol")
+	dConnectionsReceived    = desc("connections_received_total", "Client connections accepted.", "protocol")
+	dConnectionsRejected    = desc("connections_rejected_total", "Client connections refused (maxclients, protected mode).", "protocol")
+	dTLSConnections         = desc("tls_connections", "Client connections now open on the TLS ports (counted in tandem_connections too).", "protocol")
+	dTLSConnectionsReceived = desc("tls_connections_received_total", "Client connections the TLS ports made sessions of (after the handshake).", "protocol")
+	dTLSConnectionsRejected = desc("tls_connections_rejected_total", "Client connections the TLS ports refused at maxclients.", "protocol")
+	dBlockedClients         = desc("blocked_clients", "Clients waiting in a blocking command.")
+	dNetInput               = desc("net_input_bytes_total", "Bytes read from clients.", "protocol")
+	dNetOutput              = desc("net_output_bytes_total", "Bytes written to clients.", "protocol")
 
 	dKeys         = desc("keys", "Keys in each database.", "db")
 	dKeysExpiring = desc("keys_expiring", "Keys with an expiry in each database.", "db")
@@ -103,7 +110,8 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	dCommandLatency, dBuild, dCommands, dCommandSeconds, dCommandsFailed, dCommandsRejected, dErrorReplies,
-	dConnections, dConnectionsReceived, dConnectionsRejected, dBlockedClients, dNetInput, dNetOutput,
+	dConnections, dConnectionsReceived, dConnectionsRejected, dBlockedClients,
+	dTLSConnections, dTLSConnectionsReceived, dTLSConnectionsRejected, dNetInput, dNetOutput,
 	dKeys, dKeysExpiring, dHits, dMisses, dOpHits, dOpMisses, dCasBadval, dStoreErrors, dAuthErrors,
 	dExpired, dEvicted, dExpiredUnfetched, dEvictedUnfetched, dPolicy,
 	dMemUsed, dMemPeak, dMemRSS, dMemMax, dMemFrag, dCompKeys, dCompPlain, dCompStored, dArenaDead, dArenaCompacts,
@@ -138,6 +146,23 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectPersistence(e)
 	c.collectPubsub(e)
 	c.collectLatency(ch)
+	c.collectTLS(e)
+}
+
+// collectTLS emits the TLS ports' connections, when any serves.
+func (c *collector) collectTLS(e emit) {
+	if c.src.TLS == nil {
+		return
+	}
+	r, m := c.src.TLS()
+	for _, p := range []struct {
+		proto string
+		c     tlsserver.Counts
+	}{{protoRESP, r}, {protoMemcached, m}} {
+		e(dTLSConnections, gauge, float64(p.c.Open), p.proto)
+		e(dTLSConnectionsReceived, counter, float64(p.c.Accepted), p.proto)
+		e(dTLSConnectionsRejected, counter, float64(p.c.Rejected), p.proto)
+	}
 }
 
 const (

@@ -237,6 +237,7 @@ func TestScrapeMovesWithTraffic(t *testing.T) {
 	check("expiring db0", value(t, after, "tandem_keys_expiring", "db", "0"), n)
 	check("keys db1", value(t, after, "tandem_keys", "db", "1"), 0)
 	check("resp connections", value(t, after, "tandem_connections", "protocol", "resp"), 1)
+	check("no TLS connections", value(t, after, "tandem_tls_connections", "protocol", "resp"), 0)
 	if d := delta("tandem_keyspace_hits_total"); d < 2 { // GET k0 and memcached get m0, at least
 		t.Errorf("keyspace hits moved by %v", d)
 	}

@@ -24,7 +24,7 @@ func (n *Node) startMetrics() error {
 	if bind == "*" {
 		bind = "0.0.0.0"
 	}
-	reg := metrics.NewRegistry(metrics.Sources{Services: n.Services, Redis: n.Redis, Memcached: n.Memcached, Version: n.version})
+	reg := metrics.NewRegistry(metrics.Sources{Services: n.Services, Redis: n.Redis, Memcached: n.Memcached, Version: n.version, TLS: n.TLSCounts})
 	srv, err := metrics.Listen(net.JoinHostPort(bind, strconv.Itoa(cfg.MetricsPort())), cfg.MetricsPassword(), reg, n.Healthy)
 	if err != nil {
 		return err

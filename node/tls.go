@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/server"
@@ -22,6 +23,29 @@ type tlsPorts struct {
 	err     error // why the certificates could not be loaded at start
 	pending []tlsserver.Options
 	running []*tlsserver.Listener
+	// served is running as the metrics collector reads it, from its own
+	// goroutine: published once the listeners serve, cleared at stop.
+	served atomic.Pointer[[]*tlsserver.Listener]
+}
+
+// TLSCounts adds up the TLS listeners' connection counts by protocol,
+// for the metrics collector: the Redis port's and the memcached port's.
+func (n *Node) TLSCounts() (redis, memcached tlsserver.Counts) {
+	p := n.tls.served.Load()
+	if p == nil {
+		return
+	}
+	for _, l := range *p {
+		c := l.Counts()
+		to := &redis
+		if n.Memcached != nil && l.Frontend() == server.Frontend(n.Memcached) {
+			to = &memcached
+		}
+		to.Open += c.Open
+		to.Accepted += c.Accepted
+		to.Rejected += c.Rejected
+	}
+	return
 }
 
 // setupTLS loads the certificates when TLS is configured (a TLS port,
@@ -94,6 +118,8 @@ func (n *Node) startTLS() error {
 		n.tls.running = append(n.tls.running, l)
 	}
 	n.tls.pending = nil
+	running := n.tls.running
+	n.tls.served.Store(&running)
 	return nil
 }
 
@@ -106,6 +132,7 @@ func (n *Node) stopTLS(ctx context.Context) error {
 		}
 	}
 	n.tls.running = nil
+	n.tls.served.Store(nil)
 	return errors.Join(errs...)
 }
 

@@ -89,6 +89,7 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 		return
 	}
 	if !admitted {
+		l.counts.rejected.Add(1)
 		_ = raw.SetWriteDeadline(time.Now().Add(time.Second))
 		_, _ = tc.Write(l.o.Frontend.RejectMessage())
 		return
@@ -108,6 +109,9 @@ func (l *Listener) handle(raw net.Conn, tc *tls.Conn) {
 		c.Close()
 	default:
 	}
+	l.counts.accepted.Add(1)
+	l.counts.open.Add(1)
+	defer l.counts.open.Add(-1)
 	go c.writer()
 	c.serveLoop()
 	c.closing.Store(true)

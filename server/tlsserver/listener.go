@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tandemkv/tandem/server"
@@ -40,7 +41,20 @@ type Listener struct {
 	wg          sync.WaitGroup
 	done        chan struct{}
 	once        sync.Once
+	counts      struct{ open, accepted, rejected atomic.Int64 }
 }
+
+// Counts are a listener's connections: open now, and since start those
+// that became sessions and those refused at maxclients.
+type Counts struct{ Open, Accepted, Rejected int64 }
+
+// Counts reads the listener's connection counts (metrics).
+func (l *Listener) Counts() Counts {
+	return Counts{Open: l.counts.open.Load(), Accepted: l.counts.accepted.Load(), Rejected: l.counts.rejected.Load()}
+}
+
+// Frontend is the protocol the listener serves.
+func (l *Listener) Frontend() server.Frontend { return l.o.Frontend }
 
 // Listen binds every address; Serve then accepts.
 func Listen(o Options) (*Listener, error) {

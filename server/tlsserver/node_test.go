@@ -445,3 +445,35 @@ func TestTLSOnly(t *testing.T) {
 		t.Fatal("the plain port listens with port 0")
 	}
 }
+
+// TestTLSCounts: the node's TLS connection counts (the metrics'
+// tandem_tls_connections*) count a TLS client by its protocol, not a
+// plain one, and the open count falls when it leaves.
+func TestTLSCounts(t *testing.T) {
+	td := startTandem(t, "--tls-auth-clients", "no")
+	ctx := context.Background()
+	plain := td.redis(t, nil)
+	if err := plain.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rt := td.redis(t, td.pki.clientConfig(t, ""))
+	if err := rt.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r, m := td.n.TLSCounts()
+	if r.Open != 1 || r.Accepted != 1 || m.Open != 0 || m.Accepted != 0 {
+		t.Fatalf("with one TLS Redis client: redis %+v, memcached %+v", r, m)
+	}
+	rt.Close()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if r, _ = td.n.TLSCounts(); r.Open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the client left: %+v", r)
+		}
+	}
+	if r.Accepted != 1 {
+		t.Errorf("accepted %d after the client left, want 1", r.Accepted)
+	}
+}
