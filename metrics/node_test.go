@@ -5,13 +5,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/node"
+	"github.com/tandemkv/tandem/node/nodetest"
 )
 
 // tandem is a running node with both ports and the metrics endpoint.
@@ -32,15 +31,7 @@ type tandem struct {
 	dir                 string
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+var freePort = nodetest.FreePort
 
 // startTandem runs a node as the binary does; extra are more --directive
 // value arguments.
@@ -49,34 +40,7 @@ func startTandem(t testing.TB, extra ...string) *tandem {
 	td := &tandem{port: freePort(t), mport: freePort(t), mxPort: freePort(t), dir: t.TempDir()}
 	args := []string{"--port", strconv.Itoa(td.port), "--memcached-port", strconv.Itoa(td.mport),
 		"--metrics-port", strconv.Itoa(td.mxPort), "--save", "", "--dir", td.dir, "--maxmemory", "64mb"}
-	cfg, err := conf.Load(append(args, extra...), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	td.n = node.New(node.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test",
-		Environ: []string{"GOGC=100", "GOMEMLIMIT=4GiB"}})
-	sigs, done := make(chan os.Signal, 1), make(chan int, 1)
-	go func() { done <- td.n.Run(sigs) }()
-	t.Cleanup(func() {
-		sigs <- syscall.SIGTERM
-		if code := <-done; code != 0 {
-			t.Errorf("Run exited %d", code)
-		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if ok, _ := td.n.Healthy(); ok {
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("Run exited %d", code)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the node does not become healthy")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	td.n = nodetest.Start(t, append(args, extra...), nil)
 	return td
 }
 

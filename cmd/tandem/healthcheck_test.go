@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/node"
+	"github.com/tandemkv/tandem/node/nodetest"
 )
 
 // buildTandem builds this command into a temporary directory.
@@ -26,16 +27,7 @@ func buildTandem(t *testing.T) string {
 	return bin
 }
 
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+var freePort = nodetest.FreePort
 
 // cleanEnv is the environment without TANDEM_* variables, so the test's
 // own environment cannot configure the server or the health check.

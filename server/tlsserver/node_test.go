@@ -5,22 +5,19 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/node"
+	"github.com/tandemkv/tandem/node/nodetest"
 )
 
 // tandem is a running node with plain and TLS ports on both protocols.
@@ -31,17 +28,10 @@ type tandem struct {
 	certFile, keyFile              string
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+var freePort = nodetest.FreePort
 
 // startTandem runs a node; extra are more --directive value arguments.
+// It is ready once its last TLS port listens.
 func startTandem(t testing.TB, extra ...string) *tandem {
 	t.Helper()
 	td := &tandem{port: freePort(t), mport: freePort(t), tlsPort: freePort(t), mtlsPort: freePort(t), pki: newPKI(t)}
@@ -50,36 +40,13 @@ func startTandem(t testing.TB, extra ...string) *tandem {
 		"--tls-port", strconv.Itoa(td.tlsPort), "--memcached-tls-port", strconv.Itoa(td.mtlsPort),
 		"--tls-cert-file", td.certFile, "--tls-key-file", td.keyFile, "--tls-ca-cert-file", td.pki.CAFile,
 		"--save", "", "--dir", t.TempDir(), "--maxmemory", "64mb"}
-	cfg, err := conf.Load(append(args, extra...), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	td.n = node.New(node.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test",
-		Environ: []string{"GOGC=100", "GOMEMLIMIT=4GiB"}})
-	sigs, done := make(chan os.Signal, 1), make(chan int, 1)
-	go func() { done <- td.n.Run(sigs) }()
-	t.Cleanup(func() {
-		sigs <- syscall.SIGTERM
-		if code := <-done; code != 0 {
-			t.Errorf("Run exited %d", code)
-		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	td.n = nodetest.Start(t, append(args, extra...), func(*node.Node) bool {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(td.mtlsPort))
 		if err == nil {
 			c.Close()
-			break
 		}
-		select {
-		case code := <-done:
-			t.Fatalf("Run exited %d", code)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the TLS port does not listen")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil
+	})
 	return td
 }
 
