@@ -4,7 +4,8 @@
 # and the memcached binary-protocol clients internal/compat runs
 # (clients_binary_test.go): pylibmc, Dalli, php-memcached, spymemcached
 # (Debian packages, with Cyrus SASL for memcached -S) and memjs (npm);
-# promtool (Debian's prometheus) checks the /metrics exposition.
+# promtool (Debian's prometheus) checks the /metrics exposition;
+# prometheus-redis-exporter scrapes Tandem and redis-server side by side.
 #   scripts/test.sh            everything (what CI runs)
 #   FUZZTIME=60s scripts/test.sh   longer fuzzing (a duration or an input count like 500000x)
 set -euo pipefail
@@ -14,6 +15,7 @@ need=()
 command -v redis-server >/dev/null || need+=(redis-server)
 command -v memcached >/dev/null || need+=(memcached)
 command -v promtool >/dev/null || need+=(prometheus) # promtool: metrics' exposition check
+command -v prometheus-redis-exporter >/dev/null || need+=(prometheus-redis-exporter) # the exporter's series against both servers
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for pkg in python3-pylibmc ruby ruby-dalli php-cli php-memcached libspymemcached-java sasl2-bin libsasl2-modules; do
   installed "$pkg" || need+=("$pkg")
