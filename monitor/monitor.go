@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/sdsargs"
 )
 
 // Watcher receives the feed's lines. Watch is called from any goroutine,
@@ -118,39 +120,7 @@ func AppendLine(b []byte, t time.Time, db int, source string, args [][]byte) []b
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = AppendRepr(b, a)
+		b = sdsargs.AppendRepr(b, a)
 	}
 	return append(b, '\r', '\n')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// AppendRepr appends s quoted as Redis's sdscatrepr: between double
-// quotes, with \\ \" \n \r \t \a \b escaped, other printable ASCII as it
-// is and every other byte as \xHH.
-func AppendRepr(b, s []byte) []byte {
-	b = append(b, '"')
-	for _, c := range s {
-		switch c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if c >= 0x20 && c < 0x7f {
-				b = append(b, c)
-			} else {
-				b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
-			}
-		}
-	}
-	return append(b, '"')
 }

@@ -1,40 +1,39 @@
 package sdsargs
 
-import "strings"
-
 // Repr quotes s as Redis's sdscatrepr: in double quotes, \\ \" \n \r \t
 // \a \b escaped, other bytes outside the printable ASCII range as \xHH.
 // Strings reads the result back as s.
 func Repr(s string) string {
-	const hex = "0123456789abcdef"
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+	return string(AppendRepr(make([]byte, 0, len(s)+2), []byte(s)))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendRepr appends s quoted as Repr quotes it (CONFIG REWRITE's values,
+// MONITOR's arguments).
+func AppendRepr(b, s []byte) []byte {
+	b = append(b, '"')
+	for _, c := range s {
+		switch c {
 		case '\\', '"':
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			b = append(b, '\\', c)
 		case '\n':
-			b.WriteString(`\n`)
+			b = append(b, '\\', 'n')
 		case '\r':
-			b.WriteString(`\r`)
+			b = append(b, '\\', 'r')
 		case '\t':
-			b.WriteString(`\t`)
+			b = append(b, '\\', 't')
 		case '\a':
-			b.WriteString(`\a`)
+			b = append(b, '\\', 'a')
 		case '\b':
-			b.WriteString(`\b`)
+			b = append(b, '\\', 'b')
 		default:
-			if c >= ' ' && c <= '~' {
-				b.WriteByte(c)
+			if c >= 0x20 && c < 0x7f {
+				b = append(b, c)
 			} else {
-				b.WriteString(`\x`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&15])
+				b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
 			}
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(b, '"')
 }
