@@ -118,16 +118,8 @@ func TestMonitorMemcached(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bin.Close()
-	frame := func(op byte, key, extras, value string) []byte {
-		h := make([]byte, 24)
-		h[0], h[1] = 0x80, op
-		binary.BigEndian.PutUint16(h[2:], uint16(len(key)))
-		h[4] = byte(len(extras))
-		binary.BigEndian.PutUint32(h[8:], uint32(len(extras)+len(key)+len(value)))
-		return append(h, extras+key+value...)
-	}
-	bin.Write(frame(0x01, "bk", "\x00\x00\x00\x00\x00\x00\x00\x00", "v")) // SET
-	bin.Write(frame(0x00, "bk", "", ""))                                  // GET
+	bin.Write(binaryRequest(0x01, "bk", "\x00\x00\x00\x00\x00\x00\x00\x00", "v")) // SET
+	bin.Write(binaryRequest(0x00, "bk", "", ""))                                  // GET
 	bin.SetReadDeadline(time.Now().Add(5 * time.Second))
 	br := bufio.NewReader(bin)
 	for i := 0; i < 2; i++ { // both replies: the requests ran
@@ -229,4 +221,15 @@ func monitorFlags(list, id string) string {
 		}
 	}
 	return "no client " + id + "\n"
+}
+
+// binaryRequest is a memcached binary-protocol request frame: opcode op,
+// then extras, key and value after the 24-byte header.
+func binaryRequest(op byte, key, extras, value string) []byte {
+	h := make([]byte, 24)
+	h[0], h[1] = 0x80, op
+	binary.BigEndian.PutUint16(h[2:], uint16(len(key)))
+	h[4] = byte(len(extras))
+	binary.BigEndian.PutUint32(h[8:], uint32(len(extras)+len(key)+len(value)))
+	return append(h, extras+key+value...)
 }

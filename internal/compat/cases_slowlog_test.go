@@ -232,16 +232,8 @@ func TestSlowlogMemcached(t *testing.T) {
 	}
 	defer bin.Close()
 	bin.SetDeadline(time.Now().Add(5 * time.Second))
-	frame := func(op byte, key, extras, value string) []byte {
-		h := make([]byte, 24)
-		h[0], h[1] = 0x80, op
-		binary.BigEndian.PutUint16(h[2:], uint16(len(key)))
-		h[4] = byte(len(extras))
-		binary.BigEndian.PutUint32(h[8:], uint32(len(extras)+len(key)+len(value)))
-		return append(h, extras+key+value...)
-	}
-	bin.Write(frame(0x01, "binslow", "\x00\x00\x00\x00\x00\x00\x00\x00", "v")) // SET
-	bin.Write(frame(0x00, "binslow", "", ""))                                  // GET
+	bin.Write(binaryRequest(0x01, "binslow", "\x00\x00\x00\x00\x00\x00\x00\x00", "v")) // SET
+	bin.Write(binaryRequest(0x00, "binslow", "", ""))                                  // GET
 	br := bufio.NewReader(bin)
 	for i := 0; i < 2; i++ { // both replies: the requests ran
 		h := make([]byte, 24)
