@@ -1,0 +1,101 @@
+package aof
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// The corner cases of Redis's tests/integration/aof-multi-part.tcl and
+// aofLoadManifestFromFile, with Redis's words.
+func TestParseManifestErrors(t *testing.T) {
+	long := strings.Repeat("file appendonly.aof.1.base.aof seq 1 type b ", 50) + "\n"
+	for _, c := range []struct {
+		name, text, msg string
+		line            int
+	}{
+		{"non-monotonic", "file appendonly.aof.2.incr.aof seq 2 type i\nfile appendonly.aof.1.incr.aof seq 1 type i\n", ErrMsgNonMonotonicSeq, 2},
+		{"blank line", "file appendonly.aof.1.incr.aof seq 1 type i\n\nfile appendonly.aof.3.incr.aof seq 3 type i\n", ErrMsgInvalidFormat, 2},
+		{"duplicate base", "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.base.aof seq 2 type b\n", ErrMsgDuplicateBase, 2},
+		{"type unknown", "file appendonly.aof.1.base.aof seq 1 type x\n", ErrMsgUnknownType, 1},
+		{"missing key", "filx appendonly.aof.1.base.aof seq 1 type b\n", ErrMsgInvalidFormat, 1},
+		{"line too short", "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof type i\n", ErrMsgInvalidFormat, 2},
+		{"line too long", long, ErrMsgTooLongLine, 0},
+		{"odd parameter", "file appendonly.aof.1.incr.aof seq 1 type i newkey\n", ErrMsgInvalidFormat, 1},
+		{"empty", "", ErrMsgEmptyManifest, 0},
+		{"no final newline", "file appendonly.aof.1.incr.aof seq 1 type i", ErrMsgTooLongLine, 0},
+		{"path", "file dir/appendonly.aof.1.incr.aof seq 1 type i\n", ErrMsgNotBaseName, 1},
+		{"backslash path", `file "a\\b" seq 1 type i` + "\n", ErrMsgNotBaseName, 1},
+		{"seq zero", "file a seq 0 type i\n", ErrMsgInvalidFormat, 1},
+		{"seq not a number", "file a seq x type i\n", ErrMsgInvalidFormat, 1},
+		{"unbalanced quotes", "file \"a seq 1 type i\n", ErrMsgInvalidFormat, 1},
+		{"equal incr seqs", "file a seq 1 type i\nfile b seq 1 type i\n", ErrMsgNonMonotonicSeq, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseManifest("m", []byte(c.text))
+			var me *ManifestError
+			if !errors.As(err, &me) {
+				t.Fatalf("err = %v, want a ManifestError", err)
+			}
+			if me.Msg != c.msg || me.Line != c.line {
+				t.Errorf("got %q at line %d, want %q at line %d", me.Msg, me.Line, c.msg, c.line)
+			}
+		})
+	}
+}
+
+func TestParseManifestAccepts(t *testing.T) {
+	text := "# a comment\n" +
+		"file appendonly.aof.1.base.aof seq 1 type b newkey newvalue\n" +
+		"FILE appendonly.aof.1.incr.aof SEQ 1 TYPE h\n" +
+		"file appendonly.aof.1.incr.aof seq 1 type i\r\n" +
+		"  file appendonly.aof.3.incr.aof seq 3 type i  \n" +
+		"file \"my file.aof\" seq 5 type incr\n"
+	m, err := ParseManifest("m", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Base == nil || m.Base.Name != "appendonly.aof.1.base.aof" || m.BaseSeq != 1 {
+		t.Errorf("base %+v", m.Base)
+	}
+	if len(m.History) != 1 || len(m.Incr) != 3 || m.IncrSeq != 5 || m.Incr[2].Name != "my file.aof" {
+		t.Errorf("history %+v incr %+v seq %d", m.History, m.Incr, m.IncrSeq)
+	}
+}
+
+func TestManifestFormatRoundTrip(t *testing.T) {
+	m := &Manifest{}
+	m.newBase("append only.aof", true)
+	m.newIncr("append only.aof")
+	m.newIncr("append only.aof")
+	m.newBase("append only.aof", false)
+	m.historyBefore(1)
+	got := string(m.Format())
+	want := "file \"append only.aof.2.base.aof\" seq 2 type b\n" +
+		"file \"append only.aof.1.incr.aof\" seq 1 type h\n" +
+		"file \"append only.aof.1.base.rdb\" seq 1 type h\n" +
+		"file \"append only.aof.2.incr.aof\" seq 2 type i\n"
+	if got != want {
+		t.Fatalf("Format:\n%s\nwant\n%s", got, want)
+	}
+	back, err := ParseManifest("m", []byte(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(back.Format()) != got {
+		t.Errorf("round trip changed it:\n%s", back.Format())
+	}
+	plain := &Manifest{}
+	plain.newIncr("appendonly.aof")
+	if s := string(plain.Format()); s != "file appendonly.aof.1.incr.aof seq 1 type i\n" {
+		t.Errorf("plain name quoted: %q", s)
+	}
+}
+
+func TestAtoll(t *testing.T) {
+	for s, want := range map[string]int64{"12": 12, " 7x": 7, "-3": -3, "": 0, "x": 0, "99999999999999999999": 1<<63 - 1, "-99999999999999999999": -1 << 63} {
+		if got := atoll(s); got != want {
+			t.Errorf("atoll(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
