@@ -145,8 +145,12 @@ func (m *Manifest) Format() []byte {
 }
 
 // needsRepr is sdsneedsrepr: true when a byte is a quote, a backslash, a
-// blank or outside printable ASCII.
+// blank or outside printable ASCII; and for the empty name, which Redis
+// would write unquoted and then fail to read back.
 func needsRepr(s string) bool {
+	if s == "" {
+		return true
+	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == '\\' || c == '"' || c <= ' ' || c >= 0x7f {
 			return true
