@@ -346,7 +346,10 @@ func TestRewriteCrashPoints(t *testing.T) {
 			l.Flush()
 			switch stop {
 			case "during base":
-				rw.WriteBase(func(w io.Writer, _ BaseKind) error { io.WriteString(w, "*3\r\n$3\r\nSET"); return fmt.Errorf("disk gone") })
+				rw.WriteBase(func(w io.Writer, _ BaseKind) error {
+					io.WriteString(w, "*3\r\n$3\r\nSET")
+					return fmt.Errorf("disk gone")
+				})
 				// A crash leaves the temp file: put one there.
 				os.WriteFile(o.path(rw.tmp), []byte("*3\r\n$3"), 0o644)
 			case "after base", "after rename", "after manifest":
@@ -382,7 +385,10 @@ func TestRewriteCrashPoints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rw2.WriteBase(func(w io.Writer, _ BaseKind) error { _, err := io.WriteString(w, cmd("MSET", "a", "1", "b", "2")); return err })
+			rw2.WriteBase(func(w io.Writer, _ BaseKind) error {
+				_, err := io.WriteString(w, cmd("MSET", "a", "1", "b", "2"))
+				return err
+			})
 			if err := rw2.Commit(); err != nil {
 				t.Fatal(err)
 			}
