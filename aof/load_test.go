@@ -15,9 +15,10 @@ import (
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
 
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
 func testOptions(t *testing.T) Options {
-	return Options{Dir: t.TempDir(), DirName: "appendonlydir", FileName: "appendonly.aof",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return Options{Dir: t.TempDir(), DirName: "appendonlydir", FileName: "appendonly.aof", Logger: quiet}
 }
 
 // writeDir lays out an AOF directory: the manifest text and each file.
