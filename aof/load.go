@@ -172,7 +172,7 @@ func loadFile(o *Options, name string, size int64, last bool, cb LoadCallbacks, 
 	r := NewReader(br, off)
 	validUpTo := off        // just past the last whole command
 	validBeforeMulti := off // where the open transaction began
-	var queued [][][]byte   // an open transaction, MULTI first
+	var queued []byte       // an open transaction, MULTI first, in RESP
 	inMulti := false
 	run := func(args [][]byte) error {
 		if err := cb.Command(args); err != nil {
@@ -210,7 +210,12 @@ func loadFile(o *Options, name string, size int64, last bool, cb LoadCallbacks, 
 		}
 		switch {
 		case inMulti && bytes.EqualFold(args[0], []byte("exec")):
-			for _, q := range queued {
+			tx := NewReader(bytes.NewReader(queued), 0)
+			for {
+				q, _, err := tx.Next()
+				if err != nil {
+					break // io.EOF: it holds only what was appended above
+				}
 				if err := run(q); err != nil {
 					return false, err
 				}
@@ -222,7 +227,7 @@ func loadFile(o *Options, name string, size int64, last bool, cb LoadCallbacks, 
 			}
 		case inMulti || isMulti:
 			// Queued as Redis queues them: only EXEC runs a transaction.
-			queued = append(queued, cloneArgs(args))
+			queued = AppendCommand(queued, args...)
 			inMulti = true
 		default:
 			if err := run(args); err != nil {
@@ -260,20 +265,6 @@ func shortRead(o *Options, name, path string, validUpTo int64, last bool) (bool,
 	return false, &LoadError{File: name, Offset: validUpTo, Msg: fmt.Sprintf("Unexpected end of file reading the append only file %s. You can: "+
 		"1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. "+
 		"2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.", name)}
-}
-
-func cloneArgs(args [][]byte) [][]byte {
-	n := 0
-	for _, a := range args {
-		n += len(a)
-	}
-	buf := make([]byte, 0, n)
-	out := make([][]byte, len(args))
-	for i, a := range args {
-		buf = append(buf, a...)
-		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
-	}
-	return out
 }
 
 // countingReader counts the bytes read from the file, so the offset where

@@ -57,6 +57,11 @@ func collect(o Options) ([]string, []string, LoadStats, error) {
 
 // readRDB reads an RDB's string keys as "rdb k v" lines.
 func readRDB(r io.Reader, out *[]string) error {
+	return eachRDBString(r, func(_ int, k, v []byte) { *out = append(*out, fmt.Sprintf("rdb %s %s", k, v)) })
+}
+
+// eachRDBString hands each string key of an RDB to f.
+func eachRDBString(r io.Reader, f func(db int, k, v []byte)) error {
 	rr, err := rdb.NewReader(r)
 	if err != nil {
 		return err
@@ -69,8 +74,8 @@ func readRDB(r io.Reader, out *[]string) error {
 		if err != nil {
 			return err
 		}
-		if rec.Kind == rdb.KindKey {
-			*out = append(*out, fmt.Sprintf("rdb %s %s", rec.Key, rec.Str))
+		if rec.Kind == rdb.KindKey && rec.Type == rdb.String {
+			f(rec.DB, rec.Key, rec.Str)
 		}
 	}
 }
@@ -199,7 +204,7 @@ func TestLoadRevertsOpenTransaction(t *testing.T) {
 }
 
 func TestLoadBadFormat(t *testing.T) {
-	for _, bad := range []string{"SET a 1\r\n", "*0\r\n", "*1\r\nPING\r\n", "*1\r\n$-1\r\n", "*-5\r\n", "*99999999999\r\n"} {
+	for _, bad := range []string{"SET a 1\r\n", "*0\r\n", "*1\r\nPING\r\n", "*1\r\n$-1\r\n", "*-5\r\n", "*4294967296\r\n"} {
 		o := testOptions(t)
 		o.LoadTruncated = true
 		writeDir(t, o, twoFiles, map[string]string{"appendonly.aof.1.base.aof": "", "appendonly.aof.1.incr.aof": cmd("SET", "a", "1") + bad})

@@ -198,7 +198,7 @@ func (l *Log) Append(db int, p []byte) uint64 {
 
 // AppendCommand appends args as a RESP multibulk request, the form an AOF
 // holds.
-func AppendCommand(b []byte, args ...string) []byte {
+func AppendCommand[S ~string | ~[]byte](b []byte, args ...S) []byte {
 	b = append(b, '*')
 	b = strconv.AppendInt(b, int64(len(args)), 10)
 	b = append(b, '\r', '\n')

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tandemkv/tandem/internal/num"
 	"github.com/tandemkv/tandem/internal/sdsargs"
 )
 
@@ -250,7 +251,7 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 				}
 				f.Name, haveName = v, true
 			case strings.EqualFold(words[i], "seq"):
-				f.Seq = atoll(v)
+				f.Seq = num.Strtoll(v)
 			case strings.EqualFold(words[i], "type"):
 				f.Type = 0
 				if v != "" {
@@ -280,38 +281,4 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 			return fail(linenum, line, ErrMsgUnknownType)
 		}
 	}
-}
-
-// atoll is C's atoll: leading blanks, an optional sign, then digits up to
-// the first other byte; 0 when there are none; saturated on overflow as
-// strtoll is on glibc.
-func atoll(s string) int64 {
-	i := 0
-	for i < len(s) && sdsargs.IsSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	var n uint64
-	over := false
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		d := uint64(s[i] - '0')
-		if over || n > (1<<63-d)/10 {
-			over = true
-			continue
-		}
-		n = n*10 + d
-	}
-	switch {
-	case over && neg:
-		return -1 << 63
-	case over || (!neg && n == 1<<63):
-		return 1<<63 - 1
-	case neg:
-		return -int64(n)
-	}
-	return int64(n)
 }

@@ -91,11 +91,3 @@ func TestManifestFormatRoundTrip(t *testing.T) {
 		t.Errorf("plain name quoted: %q", s)
 	}
 }
-
-func TestAtoll(t *testing.T) {
-	for s, want := range map[string]int64{"12": 12, " 7x": 7, "-3": -3, "": 0, "x": 0, "99999999999999999999": 1<<63 - 1, "-99999999999999999999": -1 << 63} {
-		if got := atoll(s); got != want {
-			t.Errorf("atoll(%q) = %d, want %d", s, got, want)
-		}
-	}
-}

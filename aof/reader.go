@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
+
+	"github.com/tandemkv/tandem/internal/num"
 )
 
 // maxLine is the longest line the reader takes at once: Redis reads AOF
@@ -26,7 +29,7 @@ var (
 // Reader reads an AOF's commands: RESP multibulk requests as Redis writes
 // them, and '#' annotation lines between them. It reads as Redis's loader
 // does, so it accepts and refuses the same files: lines up to 1023 bytes,
-// counts as atoi reads them, the two bytes after each argument skipped
+// counts as atoi and strtol read them, the two bytes after each argument skipped
 // unchecked.
 type Reader struct {
 	r    *bufio.Reader
@@ -92,8 +95,8 @@ func (r *Reader) Next() (args [][]byte, annotation []byte, err error) {
 	if len(line) == 1 {
 		return nil, nil, errShort // "*" and the end of the file
 	}
-	argc, ok := atoi(line[1:])
-	if !ok || argc < 1 {
+	argc := num.Atoi(line[1:])
+	if argc < 1 {
 		return nil, nil, errFormat
 	}
 	r.args = r.args[:0]
@@ -110,8 +113,10 @@ func (r *Reader) Next() (args [][]byte, annotation []byte, err error) {
 		if line[0] != '$' {
 			return nil, nil, errFormat
 		}
-		n, ok := atoi(line[1:])
-		if !ok || n < 0 {
+		// strtol; Redis would take a negative length as a huge unsigned
+		// one and fail to allocate it: refused here instead.
+		n := num.Strtoll(line[1:])
+		if n < 0 {
 			return nil, nil, errFormat
 		}
 		if err := r.readArg(n); err != nil {
@@ -139,7 +144,8 @@ func (r *Reader) Next() (args [][]byte, annotation []byte, err error) {
 
 // readArg appends n bytes to r.data, growing the buffer only as bytes
 // arrive.
-func (r *Reader) readArg(n int) error {
+func (r *Reader) readArg(n64 int64) error {
+	n := int(min(n64, math.MaxInt))
 	if free := cap(r.data) - len(r.data); free < n {
 		grow := min(n, preallocLimit)
 		nd := make([]byte, len(r.data), len(r.data)+grow)
@@ -163,30 +169,4 @@ func (r *Reader) readArg(n int) error {
 		}
 	}
 	return nil
-}
-
-// atoi reads a count as atoi/strtol do: leading blanks, a sign, digits up
-// to the first other byte (0 when none). Counts beyond 32 bits are
-// refused rather than wrapped as C's int conversion would.
-func atoi(b []byte) (int, bool) {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	n := 0
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		n = n*10 + int(b[i]-'0')
-		if n > 1<<31-1 {
-			return 0, false
-		}
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }

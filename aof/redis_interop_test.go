@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/tandemkv/tandem/internal/benchkit"
 	"github.com/tandemkv/tandem/internal/realserver"
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
@@ -28,22 +29,16 @@ type redisProc struct {
 	exited chan struct{} // closed when the process has exited
 }
 
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // startRedis runs redis-server 7.0 in dir with args after the basics and
 // waits until it answers PING; it fails the test if it exits first (a
 // refused AOF) and shows its log.
 func startRedis(t *testing.T, dir string, args ...string) *redisProc {
 	t.Helper()
 	bin := realserver.Path(t, realserver.Redis)
-	port := freePort(t)
+	port, err := benchkit.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
 	logf := filepath.Join(dir, "redis.log")
 	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--logfile", logf, "--daemonize", "no"}, args...)
 	c := exec.Command(bin, all...)
@@ -130,22 +125,7 @@ func (m *model) apply(args []string) {
 func (m *model) callbacks(notes *[]string) LoadCallbacks {
 	return LoadCallbacks{
 		Base: func(r *bufio.Reader) error {
-			rr, err := rdb.NewReader(r)
-			if err != nil {
-				return err
-			}
-			for {
-				rec, err := rr.Next()
-				if err == io.EOF {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if rec.Kind == rdb.KindKey && rec.Type == rdb.String {
-					m.keys[fmt.Sprintf("%d:%s", rec.DB, rec.Key)] = string(rec.Str)
-				}
-			}
+			return eachRDBString(r, func(db int, k, v []byte) { m.keys[fmt.Sprintf("%d:%s", db, k)] = string(v) })
 		},
 		Command: func(args [][]byte) error {
 			s := make([]string, len(args))
