@@ -63,9 +63,12 @@ type Log struct {
 	rewritten        bool // a rewrite has ended (lastRewriteTime is set)
 	delayedFsync     int64
 	pendingFsync     atomic.Int64
-	closed           bool
-	stop, done       chan struct{}
-	lastFsyncAttempt time.Time
+	// waiting is AOF_WAIT_REWRITE: enabled at run time, appending to a
+	// temp incr file the manifest does not name until the first rewrite
+	// commits.
+	waiting    bool
+	closed     bool
+	stop, done chan struct{}
 }
 
 // Open opens o's AOF directory for appending as Redis 7.0 does at start
@@ -75,22 +78,11 @@ type Log struct {
 // reopens the last incr file or creates the first, persists the manifest
 // and deletes history files unless aof-disable-auto-gc.
 func Open(o Options, initialBase func(w io.Writer, kind BaseKind) error) (*Log, error) {
-	l := &Log{o: o, db: -1, lastRewriteOK: true, stop: make(chan struct{}), done: make(chan struct{})}
-	l.cond = sync.NewCond(&l.mu)
-	l.fsync.Store(int32(o.Fsync))
-	l.noFsyncOnRewrite.Store(o.NoFsyncOnRewrite)
-	l.timestamps.Store(o.TimestampEnabled)
-	l.rdbPreamble.Store(o.UseRDBPreamble)
-	l.disableGC.Store(o.DisableAutoGC)
-	log := o.logger()
-	if err := mkdir(&l.o); err != nil {
-		return nil, err
-	}
-	m, err := ReadManifest(o)
+	l, m, err := newLog(o)
 	if err != nil {
 		return nil, err
 	}
-	removeTemps(&l.o)
+	log := o.logger()
 	dirty := false
 	hadIncr := len(m.Incr) > 0
 	if m.Base == nil && len(m.Incr) == 0 {
@@ -140,6 +132,56 @@ func Open(o Options, initialBase func(w io.Writer, kind BaseKind) error) (*Log, 
 	return l, nil
 }
 
+// newLog prepares a Log on o's directory and reads its manifest.
+func newLog(o Options) (*Log, *Manifest, error) {
+	l := &Log{o: o, db: -1, lastRewriteOK: true, stop: make(chan struct{}), done: make(chan struct{})}
+	l.cond = sync.NewCond(&l.mu)
+	l.fsync.Store(int32(o.Fsync))
+	l.noFsyncOnRewrite.Store(o.NoFsyncOnRewrite)
+	l.timestamps.Store(o.TimestampEnabled)
+	l.rdbPreamble.Store(o.UseRDBPreamble)
+	l.disableGC.Store(o.DisableAutoGC)
+	if err := mkdir(&l.o); err != nil {
+		return nil, nil, err
+	}
+	m, err := ReadManifest(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	removeTemps(&l.o)
+	return l, m, nil
+}
+
+// Enable turns the AOF on at run time (CONFIG SET appendonly yes), as
+// Redis's startAppendOnly: appends go at once to a temp incr file that no
+// manifest names, and the returned rewrite must write the base of the
+// dataset at this point. Only its Commit names both in the manifest (and
+// makes every earlier file history), so a crash before leaves the
+// previous manifest, which the dataset had already left behind, to be
+// replaced by the next successful rewrite; a failed rewrite is retried
+// with BeginRewrite, which starts the temp file over. As with
+// BeginRewrite, the caller holds writers still from its snapshot until
+// Enable returns.
+func Enable(o Options) (*Log, *Rewrite, error) {
+	l, m, err := newLog(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := tempIncrName(o.FileName)
+	os.Remove(l.o.path(name))
+	f, err := l.o.openFile(l.o.path(name))
+	if err != nil {
+		return nil, nil, failf(err, "Can't open the append-only file %s: %s", name)
+	}
+	l.file, l.fileName, l.manifest, l.waiting = f, name, m, true
+	h := l.startRewriteLocked()
+	l.o.logger().Info(fmt.Sprintf("Creating AOF incr file %s on background rewrite", name))
+	go l.background()
+	return l, h, nil
+}
+
+func tempIncrName(appendFilename string) string { return tempPrefix + appendFilename + incrSuffix }
+
 func fileSize(p string) int64 {
 	st, err := os.Stat(p)
 	if err != nil {
@@ -148,8 +190,11 @@ func fileSize(p string) int64 {
 	return st.Size()
 }
 
-// removeTemps deletes the temporary bases an interrupted rewrite left.
+// removeTemps deletes the temporary bases an interrupted rewrite left and
+// the temp incr file of an AOF enabled at run time whose first rewrite
+// never committed (the dataset it followed is gone with the process).
 func removeTemps(o *Options) {
+	os.Remove(o.path(tempIncrName(o.FileName)))
 	ents, err := os.ReadDir(o.dirPath())
 	if err != nil {
 		return
@@ -270,6 +315,15 @@ func (l *Log) WaitDurable(seq uint64) error {
 		l.wmu.Lock()
 		l.mu.Lock()
 		l.writeLocked(false)
+		if l.writeErr != nil && l.fatal == nil {
+			// Only when the policy left always meanwhile: not fatal, the
+			// bytes stay buffered for the next try.
+			err := l.writeErr
+			l.wmu.Unlock()
+			l.leader = false
+			l.cond.Broadcast()
+			return err
+		}
 		skip := l.fsyncHeldBack()
 		f, upTo := l.file, l.written
 		var err error

@@ -415,3 +415,52 @@ func waitNoPendingFsync(t *testing.T, l *Log) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// CONFIG SET appendonly yes: appends go to a temp incr file at once; the
+// first rewrite's Commit names it with the new base; until then the
+// directory loads as it was.
+func TestEnableAtRunTime(t *testing.T) {
+	o := testOptions(t)
+	old := openTest(t, o)
+	old.Append(-1, AppendCommand(nil, "SET", "stale", "1"))
+	old.Close()
+
+	l, rw, err := Enable(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	l.Append(0, AppendCommand(nil, "SET", "b", "2"))
+	l.Flush()
+	if got := strings.Join(loadAll(t, o), "|"); got != "SET stale 1" {
+		t.Errorf("before the first commit: %q", got)
+	}
+	// A failed first rewrite; the retry starts the temp file over, since
+	// its base covers what was appended so far.
+	rw.Abort()
+	rw, err = l.BeginRewrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Append(0, AppendCommand(nil, "SET", "c", "3"))
+	l.Flush()
+	rw.WriteBase(func(w io.Writer, _ BaseKind) error {
+		_, err := io.WriteString(w, cmd("MSET", "a", "1", "b", "2"))
+		return err
+	})
+	if err := rw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	l.Append(0, AppendCommand(nil, "SET", "d", "4"))
+	l.Flush()
+	if got := strings.Join(loadAll(t, o), "|"); got != "MSET a 1 b 2|SELECT 0|SET c 3|SET d 4" {
+		t.Errorf("after commit: %q", got)
+	}
+	m, _ := ReadManifest(o)
+	if string(m.Format()) != "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
+		t.Errorf("manifest %q", m.Format())
+	}
+	if got := dirFiles(t, o); got != "appendonly.aof.2.base.aof appendonly.aof.2.incr.aof appendonly.aof.manifest" {
+		t.Errorf("dir %s", got)
+	}
+}

@@ -60,6 +60,19 @@ func (l *Log) BeginRewrite() (*Rewrite, error) {
 	if l.closed {
 		return nil, errors.New("aof: closed")
 	}
+	if l.waiting {
+		// Everything so far is in the base about to be written: the temp
+		// incr file starts over.
+		l.buf = l.buf[:0]
+		l.written, l.synced = l.appended, l.appended
+		if err := l.file.Truncate(0); err != nil {
+			l.lastRewriteOK = false
+			l.rewriteFailures++
+			return nil, failf(err, "Can't truncate the append-only file %s: %s", l.fileName)
+		}
+		l.incrSize, l.db = 0, -1
+		return l.startRewriteLocked(), nil
+	}
 	l.writeLocked(true)
 	if l.fatal != nil || len(l.buf) > 0 {
 		// Bytes from before the rotation point must not land in the new
@@ -76,10 +89,14 @@ func (l *Log) BeginRewrite() (*Rewrite, error) {
 		l.rewriteFailures++
 		return nil, err
 	}
+	return l.startRewriteLocked(), nil
+}
+
+func (l *Log) startRewriteLocked() *Rewrite {
 	l.rewrites++
 	h := &Rewrite{l: l, kind: l.kind(), tmp: l.tempBaseName(), started: time.Now()}
 	l.rewrite = h
-	return h, nil
+	return h
 }
 
 // rotateLocked is openNewIncrAofForAppend: the new file first, then the
@@ -211,14 +228,29 @@ func (h *Rewrite) Commit() error {
 		return failf(err, "Error trying to rename the temporary AOF base file %s into %s: %s", h.tmp, base.Name)
 	}
 	log.Info(fmt.Sprintf("Successfully renamed the temporary AOF base file %s into %s", h.tmp, base.Name))
-	// Only the incr file opened by BeginRewrite (the current one) stays.
+	incrName := l.fileName
+	if l.waiting {
+		// The temp incr file gets its name in the manifest now; the open
+		// file goes on being appended to under it.
+		incrName = m.newIncr(l.o.FileName).Name
+		if err := os.Rename(l.o.path(l.fileName), l.o.path(incrName)); err != nil {
+			os.Remove(basePath)
+			h.failLocked()
+			return failf(err, "Error trying to rename the temporary AOF incr file %s into %s: %s", l.fileName, incrName)
+		}
+		log.Info(fmt.Sprintf("Successfully renamed the temporary AOF incr file %s into %s", l.fileName, incrName))
+	}
+	// Only the current incr file stays.
 	m.historyBefore(1)
 	if err := writeManifest(&l.o, m); err != nil {
+		if l.waiting {
+			os.Rename(l.o.path(incrName), l.o.path(l.fileName))
+		}
 		os.Remove(basePath)
 		h.failLocked()
 		return err
 	}
-	l.manifest = m
+	l.manifest, l.fileName, l.waiting = m, incrName, false
 	l.baseSize = fileSize(basePath) + l.incrSize
 	l.curSize = l.baseSize
 	l.deleteHistoryLocked()
