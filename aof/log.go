@@ -55,14 +55,14 @@ type Log struct {
 	fatal    error // a write or fsync error under appendfsync always
 	errLog   time.Time
 
-	rewrite          *Rewrite
-	rewrites         int64
-	rewriteFailures  int64
-	lastRewriteOK    bool
-	lastRewriteTime  time.Duration
-	rewritten        bool // a rewrite has ended (lastRewriteTime is set)
-	delayedFsync     int64
-	pendingFsync     atomic.Int64
+	rewrite         *Rewrite
+	rewrites        int64
+	rewriteFailures int64
+	lastRewriteOK   bool
+	lastRewriteTime time.Duration
+	rewritten       bool // a rewrite has ended (lastRewriteTime is set)
+	delayedFsync    int64
+	pendingFsync    atomic.Int64
 	// waiting is AOF_WAIT_REWRITE: enabled at run time, appending to a
 	// temp incr file the manifest does not name until the first rewrite
 	// commits.
