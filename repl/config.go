@@ -1,0 +1,57 @@
+package repl
+
+import (
+	"io"
+	"time"
+)
+
+// SnapshotFunc writes a point-in-time RDB of the whole keyspace to w for
+// a replica's full sync. It must call cut exactly once, at the point in
+// time, before it writes any byte, while no Sink.Feed runs (under the
+// log's lock): every write fed before cut is in the RDB, none fed after.
+// cut returns the replication offset the RDB corresponds to (what
+// +FULLRESYNC announces). It runs on a goroutine of its own, so it may
+// take its time; w may block (it is a slow replica's socket).
+type SnapshotFunc func(w io.Writer, cut func() int64) error
+
+// Config is the replication configuration, in redis.conf's terms.
+type Config struct {
+	BacklogSize       int64         // repl-backlog-size
+	BacklogTTL        time.Duration // repl-backlog-ttl: free the backlog after this long with no replica (0 = never)
+	PingPeriod        time.Duration // repl-ping-replica-period
+	Timeout           time.Duration // repl-timeout
+	DisklessSync      bool          // repl-diskless-sync: stream the RDB ($EOF:) to replicas with capa eof
+	MinReplicas       int           // min-replicas-to-write
+	MinReplicasMaxLag time.Duration // min-replicas-max-lag
+	// client-output-buffer-limit replica <hard> <soft> <soft seconds>;
+	// 0 disables a limit.
+	OutputHard, OutputSoft int64
+	OutputSoftTime         time.Duration
+	// TempDir holds the RDB spooled for a replica without capa eof (or
+	// with repl-diskless-sync no); "" is os.TempDir.
+	TempDir  string
+	Snapshot SnapshotFunc
+	// Log receives the events Redis logs at NOTICE or WARNING level.
+	Log func(msg string)
+}
+
+// DefaultConfig is Redis 7.0's defaults.
+func DefaultConfig() Config {
+	return Config{
+		BacklogSize:       1 << 20,
+		BacklogTTL:        3600 * time.Second,
+		PingPeriod:        10 * time.Second,
+		Timeout:           60 * time.Second,
+		DisklessSync:      true,
+		MinReplicasMaxLag: 10 * time.Second,
+		OutputHard:        256 << 20,
+		OutputSoft:        64 << 20,
+		OutputSoftTime:    60 * time.Second,
+	}
+}
+
+func (c *Config) logf(msg string) {
+	if c.Log != nil {
+		c.Log(msg)
+	}
+}

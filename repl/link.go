@@ -1,0 +1,552 @@
+package repl
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ReplicaConn is the connection of a replica, handed over by the
+// front-end that read its REPLCONF and PSYNC.
+type ReplicaConn interface {
+	// Send queues a copy of p for the socket and returns at once; it must
+	// not block and must not call back into this package. An error means
+	// the connection is gone.
+	Send(p []byte) error
+	// Pending is the bytes Send queued that the socket has not taken
+	// yet; safe from any goroutine. The output limit is checked on it.
+	Pending() int
+	// Close closes the connection (asynchronously is fine).
+	Close()
+	// RemoteAddr is the replica's "ip:port".
+	RemoteAddr() string
+}
+
+type linkState int
+
+const (
+	stateNone linkState = iota
+	stateWaitBgsaveStart
+	stateWaitBgsaveEnd
+	stateSendBulk
+	stateOnline
+)
+
+// String is replstateToString, as INFO's slave<n> lines show it.
+func (s linkState) String() string {
+	switch s {
+	case stateWaitBgsaveStart, stateWaitBgsaveEnd:
+		return "wait_bgsave"
+	case stateSendBulk:
+		return "send_bulk"
+	case stateOnline:
+		return "online"
+	}
+	return ""
+}
+
+// Link is the replication side of one client connection: what its
+// REPLCONF said, and once PSYNC or SYNC attached it, the replica's state.
+// The front-end makes one per connection that sends REPLCONF or (P)SYNC,
+// routes those commands to it, and calls Close when the connection goes.
+type Link struct {
+	p    *Primary
+	conn ReplicaConn
+
+	// From REPLCONF, before the sync.
+	listeningPort int
+	ipAddress     string
+	capaEOF       bool
+	capaPSYNC2    bool
+	rdbOnly       bool
+
+	// Under p.mu once attached.
+	attached   bool
+	state      linkState
+	prePSYNC   bool // came with SYNC: no +FULLRESYNC, no ACKs expected
+	ackOff     int64
+	ackTime    int64 // Unix seconds of the last ACK
+	startOnAck bool  // diskless: the command stream starts at the first ACK
+	held       []byte
+	initialOff int64
+	softSince  time.Time
+	closed     bool
+}
+
+// NewLink makes the replication side of a connection.
+func (p *Primary) NewLink(conn ReplicaConn) *Link {
+	return &Link{p: p, conn: conn}
+}
+
+// The replies REPLCONF and PSYNC give, byte for byte.
+const (
+	replyOK          = "+OK\r\n"
+	replySyntax      = "-ERR syntax error\r\n"
+	replyNotInteger  = "-ERR value is not an integer or out of range\r\n"
+	replyNoMasterRun = "-NOMASTERLINK Can't SYNC while not connected with my master\r\n"
+	// ErrWaitReplica is WAIT's error on a replica.
+	ErrWaitReplica = "-ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.\r\n"
+)
+
+// netHostStrLen is NET_HOST_STR_LEN: the longest REPLCONF ip-address.
+const netHostStrLen = 256
+
+// Replconf runs REPLCONF (args[0] is the command name) and returns the
+// reply, or nil when Redis sends none (ACK, GETACK).
+func (l *Link) Replconf(args [][]byte) []byte {
+	if len(args)%2 == 0 {
+		return []byte(replySyntax)
+	}
+	for j := 1; j < len(args); j += 2 {
+		opt, val := strings.ToLower(string(args[j])), args[j+1]
+		switch opt {
+		case "listening-port":
+			port, ok := parseInt(val)
+			if !ok || port != int64(int(port)) {
+				return []byte(replyNotInteger)
+			}
+			l.listeningPort = int(port)
+		case "ip-address":
+			if len(val) >= netHostStrLen {
+				return []byte("-ERR REPLCONF ip-address provided by replica instance is too long: " +
+					strconv.Itoa(len(val)) + " bytes\r\n")
+			}
+			l.ipAddress = string(val)
+		case "capa":
+			switch strings.ToLower(string(val)) {
+			case "eof":
+				l.capaEOF = true
+			case "psync2":
+				l.capaPSYNC2 = true
+			}
+		case "ack":
+			if off, ok := parseInt(val); ok {
+				l.p.ack(l, off)
+			}
+			return nil
+		case "getack":
+			l.p.mu.Lock()
+			r := l.p.replica
+			l.p.mu.Unlock()
+			if r != nil {
+				r.sendAck()
+			}
+			return nil
+		case "rdb-only":
+			v, ok := parseInt(val)
+			if !ok {
+				return []byte(replyNotInteger)
+			}
+			if v < 0 || v > 1 {
+				return []byte("-ERR value is out of range, must be between 0 and 1\r\n")
+			}
+			l.rdbOnly = v == 1
+		default:
+			return []byte("-ERR Unrecognized REPLCONF option: " + string(args[j]) + "\r\n")
+		}
+	}
+	return []byte(replyOK)
+}
+
+// ack records a replica's REPLCONF ACK and releases the WAITs it
+// satisfies; ACKs of a connection that is not an attached replica are
+// ignored, as Redis.
+func (p *Primary) ack(l *Link, off int64) {
+	p.mu.Lock()
+	if !l.attached || l.closed {
+		p.mu.Unlock()
+		return
+	}
+	if off > l.ackOff {
+		l.ackOff = off
+	}
+	l.ackTime = p.now().Unix()
+	if l.startOnAck && l.state == stateOnline {
+		l.startOnAck = false
+		held := l.held
+		l.held = nil
+		if len(held) > 0 {
+			l.sendLocked(held)
+		}
+	}
+	ready := p.releaseWaitersLocked()
+	p.mu.Unlock()
+	for _, f := range ready {
+		f()
+	}
+}
+
+// Sync runs SYNC or PSYNC <replid> <offset> (args[0] is the name) for the
+// connection: +CONTINUE and the backlog from the offset when the history
+// matches, else +FULLRESYNC and an RDB from Config.Snapshot on a
+// goroutine of its own. It returns a reply to send only on an error;
+// otherwise the connection now belongs to the replication stream (the
+// front-end stops reading commands from it but REPLCONF).
+func (l *Link) Sync(args [][]byte) []byte {
+	p := l.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l.attached {
+		return nil
+	}
+	if p.replica != nil && !p.replica.connectedLocked() {
+		return []byte(replyNoMasterRun)
+	}
+	psync := strings.EqualFold(string(args[0]), "psync")
+	if psync {
+		if len(args) < 3 {
+			return []byte("-ERR wrong number of arguments for 'psync' command\r\n")
+		}
+		off, ok := parseInt(args[2])
+		if !ok {
+			return []byte(replyNotInteger)
+		}
+		id := string(args[1])
+		if p.tryContinueLocked(l, id, off) {
+			p.syncPartOK++
+			return nil
+		}
+		if id != "?" {
+			p.syncPartErr++
+		}
+	} else {
+		l.prePSYNC = true
+	}
+	p.syncFull++
+	l.attached = true
+	l.state = stateWaitBgsaveStart
+	p.links = append(p.links, l)
+	if len(p.links) == 1 && p.backlog == nil {
+		// A backlog made from scratch has no past: new ID, no ID2.
+		p.replid = newReplID()
+		p.clearID2Locked()
+		p.createBacklogLocked()
+		p.cfg.logf("Replication backlog created, my new replication IDs are '" + p.replid + "' and '" + p.replid2 + "'")
+	}
+	go p.fullSync(l)
+	return nil
+}
+
+// canContinue is masterTryPartialResynchronization's decision: the
+// replica's history is ours (our ID, or our previous ID up to where it
+// was valid) and the bytes from offset are still in the backlog.
+func (p *Primary) canContinue(id string, offset int64) bool {
+	if !strings.EqualFold(id, p.replid) &&
+		(!strings.EqualFold(id, p.replid2) || offset > p.secondOffset) {
+		return false
+	}
+	return p.backlog != nil && p.backlog.canServe(offset)
+}
+
+func (p *Primary) tryContinueLocked(l *Link, id string, offset int64) bool {
+	if !p.canContinue(id, offset) {
+		return false
+	}
+	l.attached = true
+	l.state = stateOnline
+	l.ackTime = p.now().Unix()
+	p.links = append(p.links, l)
+	reply := "+CONTINUE\r\n"
+	if l.capaPSYNC2 {
+		reply = "+CONTINUE " + p.replid + "\r\n"
+	}
+	if !l.sendLocked([]byte(reply)) {
+		return true
+	}
+	if pending := p.backlog.appendFrom(nil, offset); len(pending) > 0 {
+		l.sendLocked(pending)
+	}
+	p.cfg.logf("Partial resynchronization request from " + l.name() + " accepted. Sending " +
+		strconv.FormatInt(p.offset-offset+1, 10) + " bytes of backlog starting from offset " + strconv.FormatInt(offset, 10) + ".")
+	return true
+}
+
+func (l *Link) name() string {
+	return l.ip() + ":" + strconv.Itoa(l.listeningPort)
+}
+
+// feedLocked hands stream bytes to the replica as its state wants: not
+// yet (they will be in its RDB), kept (the RDB is on its way), or sent.
+// It returns false when the replica was dropped.
+func (l *Link) feedLocked(b []byte) bool {
+	switch {
+	case l.state == stateWaitBgsaveStart:
+		return true
+	case l.state == stateOnline && !l.startOnAck:
+		if !l.sendLocked(b) {
+			return false
+		}
+	default:
+		l.held = append(l.held, b...)
+	}
+	return l.checkLimitLocked()
+}
+
+// sendLocked writes to the connection; false when it failed and the
+// replica was dropped.
+func (l *Link) sendLocked(b []byte) bool {
+	if l.closed {
+		return false
+	}
+	if err := l.conn.Send(b); err != nil {
+		l.p.dropLocked(l, "write error: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// checkLimitLocked applies client-output-buffer-limit replica to what the
+// replica has not taken: its held stream and its connection's queue.
+func (l *Link) checkLimitLocked() bool {
+	p := l.p
+	used := int64(len(l.held) + l.conn.Pending())
+	if p.cfg.OutputHard > 0 && used >= p.cfg.OutputHard {
+		p.dropLocked(l, "output buffer hard limit")
+		return false
+	}
+	if p.cfg.OutputSoft > 0 && used >= p.cfg.OutputSoft {
+		now := p.now()
+		if l.softSince.IsZero() {
+			l.softSince = now
+		} else if now.Sub(l.softSince) > p.cfg.OutputSoftTime {
+			p.dropLocked(l, "output buffer soft limit")
+			return false
+		}
+	} else {
+		l.softSince = time.Time{}
+	}
+	return true
+}
+
+// dropLocked detaches and closes a replica.
+func (p *Primary) dropLocked(l *Link, why string) {
+	if p.detachLocked(l) {
+		if l.attached {
+			p.cfg.logf("Connection with replica " + l.name() + " lost (" + why + ").")
+		}
+		go l.conn.Close()
+	}
+}
+
+// detachLocked forgets the replica; false when it already was.
+func (p *Primary) detachLocked(l *Link) bool {
+	if l.closed {
+		return false
+	}
+	l.closed = true
+	l.held = nil
+	for i, x := range p.links {
+		if x == l {
+			p.links = append(p.links[:i], p.links[i+1:]...)
+			break
+		}
+	}
+	if len(p.links) == 0 {
+		p.noLinksSince = p.now()
+	}
+	return true
+}
+
+// Close detaches the link when its connection went away.
+func (l *Link) Close() {
+	l.p.mu.Lock()
+	l.p.detachLocked(l)
+	l.p.mu.Unlock()
+}
+
+// eofMarkSize is RDB_EOF_MARK_SIZE.
+const eofMarkSize = 40
+
+// rdbChunk is how much of a spooled RDB is queued at once, and the
+// connection queue above which the transfer waits for the socket.
+const (
+	rdbChunk    = 256 << 10
+	rdbInFlight = 4 << 20
+)
+
+var errNoCut = errors.New("repl: the snapshot never called cut")
+
+// fullSync makes a replica's RDB and sends it, diskless ($EOF:<mark>)
+// when it announced capa eof and repl-diskless-sync is on, else spooled
+// to a file and sent with its length. The stream fed after the cut is
+// held and follows the RDB.
+func (p *Primary) fullSync(l *Link) {
+	p.mu.Lock()
+	cfg := p.cfg
+	proxying := p.replica != nil
+	p.mu.Unlock()
+	// On a replica the stream is applied by another goroutine outside the
+	// log's lock: pause it between commands until the cut, so the RDB and
+	// the proxied offset agree.
+	gated := proxying
+	if gated {
+		p.gate.Lock()
+	}
+	release := func() {
+		if gated {
+			gated = false
+			p.gate.Unlock()
+		}
+	}
+	diskless := l.capaEOF && cfg.DisklessSync
+	var mark string
+	var w io.Writer
+	var spool *os.File
+	if diskless {
+		var b [eofMarkSize / 2]byte
+		_, _ = rand.Read(b[:])
+		mark = hex.EncodeToString(b[:])
+		w = &linkWriter{l: l}
+	} else {
+		f, err := os.CreateTemp(cfg.TempDir, "temp-repl-*.rdb")
+		if err != nil {
+			release()
+			p.failSync(l, err)
+			return
+		}
+		spool = f
+		defer func() {
+			f.Close()
+			os.Remove(f.Name())
+		}()
+		w = f
+	}
+	cutDone := false
+	cut := func() int64 {
+		p.mu.Lock()
+		off := p.offset
+		if !cutDone {
+			cutDone = true
+			if !l.closed {
+				l.initialOff = off
+				l.state = stateWaitBgsaveEnd
+				l.held = nil
+				// The replica's stream must start by selecting its db.
+				p.seldb = -1
+				if !l.prePSYNC {
+					l.sendLocked([]byte("+FULLRESYNC " + p.replid + " " + strconv.FormatInt(off, 10) + "\r\n"))
+				}
+				if diskless {
+					l.sendLocked([]byte("$EOF:" + mark + "\r\n"))
+				}
+			}
+		}
+		p.mu.Unlock()
+		release()
+		return off
+	}
+	var err error
+	if cfg.Snapshot == nil {
+		err = errors.New("repl: no snapshot function configured")
+	} else {
+		err = cfg.Snapshot(w, cut)
+	}
+	release()
+	if err == nil && !cutDone {
+		err = errNoCut
+	}
+	if err != nil {
+		p.failSync(l, err)
+		return
+	}
+	if diskless {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if l.sendLocked([]byte(mark)) {
+			p.putOnlineLocked(l, true)
+		}
+		return
+	}
+	size, err := spool.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = spool.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		p.failSync(l, err)
+		return
+	}
+	p.mu.Lock()
+	l.state = stateSendBulk
+	ok := l.sendLocked([]byte("$" + strconv.FormatInt(size, 10) + "\r\n"))
+	p.mu.Unlock()
+	if !ok {
+		return
+	}
+	if _, err := io.CopyBuffer(&linkWriter{l: l}, spool, make([]byte, rdbChunk)); err != nil {
+		p.failSync(l, err)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.putOnlineLocked(l, false)
+}
+
+// putOnlineLocked ends a full sync (replicaPutOnline): the replica is
+// online; after a diskless transfer its command stream waits for its
+// first ACK (it loads the RDB first), else the held stream goes now.
+func (p *Primary) putOnlineLocked(l *Link, diskless bool) {
+	if l.closed {
+		return
+	}
+	if l.rdbOnly {
+		p.dropLocked(l, "rdb-only replica sent its RDB")
+		return
+	}
+	l.state = stateOnline
+	l.ackTime = p.now().Unix()
+	p.cfg.logf("Synchronization with replica " + l.name() + " succeeded")
+	if diskless {
+		l.startOnAck = true
+		return
+	}
+	held := l.held
+	l.held = nil
+	if len(held) > 0 {
+		l.sendLocked(held)
+	}
+}
+
+func (p *Primary) failSync(l *Link, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.logf("Full sync of replica " + l.name() + " failed: " + err.Error())
+	p.dropLocked(l, "full sync failed")
+}
+
+// linkWriter sends RDB bytes to a replica as the snapshot writes them,
+// waiting while the connection's queue is long so a slow replica makes
+// the snapshot wait instead of filling memory.
+type linkWriter struct{ l *Link }
+
+func (w *linkWriter) Write(b []byte) (int, error) {
+	l, p := w.l, w.l.p
+	total := len(b)
+	for len(b) > 0 {
+		for l.conn.Pending() > rdbInFlight {
+			p.mu.Lock()
+			closed := l.closed
+			p.mu.Unlock()
+			if closed {
+				return 0, errors.New("repl: replica gone")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		n := len(b)
+		if n > rdbChunk {
+			n = rdbChunk
+		}
+		p.mu.Lock()
+		ok := l.sendLocked(b[:n])
+		p.mu.Unlock()
+		if !ok {
+			return 0, errors.New("repl: replica gone")
+		}
+		b = b[n:]
+	}
+	return total, nil
+}
