@@ -137,6 +137,7 @@ func (d DB) aggregateLocked(k keyAt, key []byte, typ Type, create func() aggrega
 		return true, nil
 	}
 	s.changed(1)
+	d.wrote()
 	if slot < 0 {
 		if a.length() == 0 {
 			return false, nil

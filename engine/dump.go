@@ -131,7 +131,7 @@ func (d DB) RestoreKey(it *SnapItem, o RestoreOptions) (RestoreResult, error) {
 		return res, ErrOOM
 	}
 	if slot >= 0 {
-		d.e.removeKey(s, slot, h)
+		d.removeKey(s, slot, h)
 		res.Replaced = true
 	}
 	if it.ExpireAt != 0 && it.ExpireAt <= now {
@@ -146,6 +146,7 @@ func (d DB) RestoreKey(it *SnapItem, o RestoreOptions) (RestoreResult, error) {
 		s.setAgg(slot, it.Type, a)
 		d.e.onWrite(&s.shardData, &s.entries[slot], now)
 		s.changed(1)
+		d.wrote()
 	}
 	en := &s.entries[slot]
 	switch {
@@ -179,7 +180,7 @@ func (d DB) DeleteIfDumped(key []byte, same func(it *SnapItem, info DumpInfo) bo
 	if !same(&it, info) {
 		return false
 	}
-	d.e.removeKey(s, slot, k.h)
+	d.removeKey(s, slot, k.h)
 	return true
 }
 

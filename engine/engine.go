@@ -61,6 +61,8 @@ type Engine struct {
 
 	notify notifier    // keyspace notifications (notify.go)
 	hooks  changeHooks // client-side caching's change hook (track.go)
+	// effects hears of the keys the engine removes on its own (effects.go).
+	effects atomic.Pointer[effectBox]
 }
 
 // counters are the keyspace statistics INFO and memcached stats report.
@@ -213,6 +215,7 @@ type DB struct {
 	// allow-oom, which Redis lets run any command at the bound).
 	MayOvershoot bool
 	events       *EventQueue // events for after the command (notify.go); nil: at once
+	writes       *WriteCounter // counts the writes made through the handle (effects.go); nil: none
 	// expiryAt, when not 0, is the unix ms at which keys are judged
 	// expired through this handle (At).
 	expiryAt int64
@@ -351,12 +354,14 @@ func (e *Engine) reclaimNow(s *shardData, slot int, h uint64, db int) {
 	s.changed(1)
 	e.notifyExpired(db, key)
 	s.keyExpired(key)
+	e.removed(db, key, false)
 }
 
-// removeKey deletes a live entry as a write.
-func (e *Engine) removeKey(s *shard, slot int, h uint64) {
+// removeKey deletes a live entry as a write through d.
+func (d DB) removeKey(s *shard, slot int, h uint64) {
 	s.remove(slot, h)
 	s.changed(1)
+	d.wrote()
 }
 
 // touch records a read access unless the handle says not to.
@@ -458,6 +463,7 @@ func (d DB) storePlain(s *shard, slot int, key []byte, h uint64, value []byte, e
 	en.bits &^= entryFetched // a new value, not read yet
 	d.e.onWrite(&s.shardData, en, now)
 	s.changed(1)
+	d.wrote()
 	return slot
 }
 

@@ -627,6 +627,7 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 	e.stats.evictedBy[cfg.Policy].Add(1)
 	s.changed(1)
 	e.DB(c.shard/e.perDB).Notify(ClassEvicted, "evicted", key)
+	e.removed(c.shard/e.perDB, key, true)
 	s.unlock()
 	if toGhost {
 		e.ghostAdd(key)

@@ -33,6 +33,7 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 	}
 	now := e.clock.NowMs()
 	reclaimed := 0
+	fx := e.effectHook()
 	first := int(e.expireNext.Load() % uint64(len(e.shards)))
 	for k := range e.shards {
 		i := (first + k) % len(e.shards)
@@ -41,6 +42,9 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 			break
 		}
 		s := &e.shards[i]
+		if fx != nil {
+			fx.Lock() // the stream orders this shard's DELs with the commands' writes (effects.go)
+		}
 		s.lock()
 		if s.volatile > 0 {
 			n := len(s.entries)
@@ -55,6 +59,9 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 			}
 		}
 		s.unlock()
+		if fx != nil {
+			fx.Unlock()
+		}
 	}
 	return reclaimed
 }

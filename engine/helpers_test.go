@@ -27,7 +27,7 @@ func putRaw(t testing.TB, d DB, key, value []byte, typ Type) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if slot := s.lookup(key, h); slot >= 0 {
-		d.e.removeKey(s, slot, h)
+		d.removeKey(s, slot, h)
 	}
 	v := value
 	if typ != TypeString {

@@ -10,7 +10,7 @@ import (
 // Delete removes keys and returns how many existed (DEL, UNLINK, memcached
 // delete). A key given twice counts once.
 func (d DB) Delete(keys ...[]byte) int {
-	return d.eachExisting(keys, func(k keyAt) { d.e.removeKey(k.s, k.slot, k.h) })
+	return d.eachExisting(keys, func(k keyAt) { d.removeKey(k.s, k.slot, k.h) })
 }
 
 // eachExisting looks keys up one at a time, all at one now, and runs fn
@@ -45,7 +45,7 @@ func (d DB) DeleteIf(key []byte, cas uint64) (existed, deleted bool) {
 	if cas != 0 && s.cas(&s.entries[slot]) != cas {
 		return true, false
 	}
-	d.e.removeKey(s, slot, k.h)
+	d.removeKey(s, slot, k.h)
 	return true, true
 }
 
@@ -168,11 +168,12 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
 		return false, false
 	}
 	if at <= now {
-		d.e.removeKey(s, slot, h)
+		d.removeKey(s, slot, h)
 		return true, true
 	}
 	s.setExpire(en, at)
 	s.changed(1)
+	d.wrote()
 	return true, false
 }
 
@@ -192,6 +193,7 @@ func (d DB) Persist(key []byte) bool {
 	}
 	s.setExpire(en, 0)
 	s.changed(1)
+	d.wrote()
 	return true
 }
 
@@ -241,6 +243,7 @@ func (d DB) flush() {
 		s.lock()
 		if s.keys > 0 {
 			s.changed(int64(s.keys))
+			d.wrote()
 		}
 		s.reset()
 		// The streams went without dropAgg: let unlock look at the
@@ -485,7 +488,7 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 		ss.keyChanged(src) // Redis signals the source before the destination
 	}
 	if dslot >= 0 {
-		e.removeKey(ds, dslot, dh)
+		dd.removeKey(ds, dslot, dh)
 	}
 	sen := ss.entries[sslot] // copy: the slot may move when ds grows
 	agg := ss.aggOf(sslot)
@@ -514,9 +517,10 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 		e.onWrite(&ds.shardData, en, now)
 	}
 	ds.changed(1)
+	dd.wrote()
 	if o.move {
 		// Re-find: inserting into the same shard may have grown entries.
-		e.removeKey(ss, ss.lookup(src, sh), sh)
+		sd.removeKey(ss, ss.lookup(src, sh), sh)
 	}
 	dd.serveWaitersLocked(ds, dst, dh, now) // blocked clients (blocking.go)
 	return true, nil

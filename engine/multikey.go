@@ -107,7 +107,7 @@ func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
 	s, h, slot := k.s, k.h, k.slot
 	existed := slot >= 0
 	if existed {
-		e.removeKey(s, slot, h)
+		tx.d.removeKey(s, slot, h)
 	}
 	if a.length() == 0 {
 		if existed { // Redis's *STORE reports the destination it deleted
@@ -119,6 +119,7 @@ func (tx *KeyTx) Store(i int, typ Type, a aggregate) bool {
 	s.setAgg(slot, typ, a)
 	e.onWrite(&s.shardData, &s.entries[slot], tx.now)
 	s.changed(1)
+	tx.d.wrote()
 	return existed
 }
 
@@ -128,6 +129,6 @@ func (tx *KeyTx) Delete(i int) bool {
 	if k.slot < 0 {
 		return false
 	}
-	tx.d.e.removeKey(k.s, k.slot, k.h)
+	tx.d.removeKey(k.s, k.slot, k.h)
 	return true
 }

@@ -133,6 +133,7 @@ func (d DB) streamWriteLocked(k keyAt, key []byte, create bool, op streamOp) (bo
 		return slot >= 0, err
 	}
 	s.changed(1)
+	d.wrote()
 	if slot < 0 {
 		slot = s.insert(h, key, nil, TypeStream, d.newMeta())
 		s.setAgg(slot, TypeStream, st)

@@ -123,7 +123,7 @@ func (d DB) setLocked(k keyAt, key, value []byte, o SetOptions) (SetResult, erro
 	if o.TTL == TTLSet && o.ExpireAt <= now {
 		// Stored and expired at once: what remains is no key.
 		if slot >= 0 {
-			d.e.removeKey(s, slot, h)
+			d.removeKey(s, slot, h)
 		}
 		res.Stored, res.Expired = true, true
 		if d.TrackCAS {
@@ -177,9 +177,9 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 	it.Fetched = fetched
 	switch {
 	case del:
-		d.e.removeKey(s, slot, h)
+		d.removeKey(s, slot, h)
 	case ch.Mode == TTLSet && ch.At <= now:
-		d.e.removeKey(s, slot, h)
+		d.removeKey(s, slot, h)
 	case ch.Mode == TTLSet || (ch.Mode == TTLClear && s.expireAt(en) != 0):
 		at := int64(0)
 		if ch.Mode == TTLSet {
@@ -187,6 +187,7 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 		}
 		s.setExpire(en, at)
 		s.changed(1)
+		d.wrote()
 	}
 	return it, true, nil
 }

@@ -102,11 +102,22 @@ type Client struct {
 	bufs           server.BufferReporter
 	inLen, inCap   int
 	txCount, txMem atomic.Int64
+
+	// The write stream (effects.go): fx collects the effects of the
+	// running command, transaction or script (a script's client shares
+	// its caller's); writesTo counts the writes of the client's handles
+	// (writes, or its caller's); ordered: the client holds the stream's
+	// order lock.
+	fx       *effects
+	writes   engine.WriteCounter
+	writesTo *engine.WriteCounter
+	ordered  bool
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
 	c := &Client{fe: f, peer: p, id: p.ID(), created: time.Now()}
 	c.events.Origin = c.id // its writes are its own, for tracking's NOLOOP
+	c.fx, c.writesTo = &effects{}, &c.writes
 	c.stripe = stripe.Of(c.id)
 	c.bufs, _ = p.(server.BufferReporter)
 	c.txCount.Store(-1)
@@ -123,7 +134,7 @@ func newClient(f *Frontend, p server.Peer) *Client {
 // selectDB switches the client's database.
 func (c *Client) selectDB(n int) {
 	noTouch, overshoot := c.db.NoTouch, c.db.MayOvershoot
-	c.db = c.fe.eng.DB(n).WithEvents(&c.events).At(c.expiryAt)
+	c.db = c.countWrites(c.fe.eng.DB(n).WithEvents(&c.events).At(c.expiryAt))
 	c.db.NoTouch, c.db.MayOvershoot = noTouch, overshoot
 	c.dbNum.Store(int32(n))
 }
@@ -262,6 +273,9 @@ func (c *Client) refusedOnOOM(cmd *Command) bool {
 // exec runs one command: lookup, arity, auth, then the handler.
 func (c *Client) exec(args [][]byte) {
 	fe := c.fe
+	if c.orderCommand() { // the write stream's order (effects.go)
+		defer c.endOrdered()
+	}
 	cmd := c.lookup.find(fe.table, args[0], c.scratch[:])
 	if cmd == nil {
 		c.reject(nil, UnknownCommand(string(args[0]), args[1:]))
@@ -324,7 +338,9 @@ func (c *Client) exec(args [][]byte) {
 	tracked := c.trackingBeforeRun(cmd, args) // client-side caching (tracking_client.go)
 	before := len(c.w.Buf)
 	c.monitorScript(cmd, args) // EVAL, FCALL: before their commands (cmd_monitor.go)
+	writes := c.writesTo.Count()
 	cmd.Run(c, args)
+	c.recordEffect(cmd, args, writes, c.w.Buf[before:]) // the write stream (effects.go)
 	c.trackingAfterRun(tracked)
 	c.events.Flush() // keyspace events for after the command's own (notify.go)
 	c.countRun(cmd, args, start, c.w.Buf[before:])

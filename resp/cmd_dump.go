@@ -233,11 +233,16 @@ func cmdRestore(c *Client, args [][]byte) {
 		c.engineError(err)
 		return
 	}
-	switch {
+	switch { // propagated as Redis's restoreCommand rewrites it
 	case res.Stored:
 		c.notify(evGeneric, "restore", key)
+		if ttl != 0 && !o.absTTL && c.propagating() {
+			pargs := append([][]byte{args[0], key, msArg(ttl)}, args[3:]...)
+			c.propagateAs(append(pargs, []byte("ABSTTL"))...)
+		}
 	case res.Replaced: // the replaced key is gone, the value already expired
 		c.notify(evGeneric, "del", key)
+		c.propagateAs(argDEL, key)
 	}
 	c.w.Status("OK")
 }

@@ -238,6 +238,7 @@ func cmdHIncrByFloat(c *Client, args [][]byte) {
 		return
 	}
 	c.notify(evHash, "hincrbyfloat", args[1])
+	c.propagateAs([]byte("HSET"), args[1], args[2], v) // the final value, as Redis
 	c.w.Bulk(v)
 }
 

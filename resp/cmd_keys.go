@@ -113,11 +113,17 @@ func expireGeneric(c *Client, args [][]byte, name string, base int64, seconds bo
 	}
 	when += base
 	ok, deleted := c.db.Expire(args[1], when, cond)
-	switch {
+	switch { // propagated as Redis's expireGenericCommand rewrites it
 	case deleted:
 		c.notify(evGeneric, "del", args[1])
+		c.propagateAs(delArg(c.fe.cfg.LazyfreeLazyExpire()), args[1])
 	case ok:
 		c.notify(evGeneric, "expire", args[1])
+		if c.propagating() && name != "pexpireat" { // PEXPIREAT goes as it came
+
+			pargs := append([][]byte{argPEXPIREAT, args[1], msArg(when)}, args[3:]...)
+			c.propagateAs(pargs...)
+		}
 	}
 	c.w.Int(int01(ok))
 }

@@ -64,14 +64,14 @@ func functionSubcommands() []*Command {
 	acl := []string{"@scripting"}
 	ns := FlagNoScript
 	return []*Command{
-		{Name: "function|delete", Arity: 3, Flags: FlagWrite | ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Delete a function by name", Run: cmdFunctionDelete},
-		{Name: "function|flush", Arity: -2, Flags: FlagWrite | ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Deleting all functions", Run: cmdFunctionFlush},
+		{Name: "function|delete", Arity: 3, Flags: FlagWrite | ns, Internal: PropagatedOnSuccess, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Delete a function by name", Run: cmdFunctionDelete},
+		{Name: "function|flush", Arity: -2, Flags: FlagWrite | ns, Internal: PropagatedOnSuccess, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Deleting all functions", Run: cmdFunctionFlush},
 		{Name: "function|help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Show helpful text about the different subcommands", Run: cmdFunctionHelp},
 		{Name: "function|kill", Arity: 2, Flags: ns | FlagAllowBusy, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Kill the function currently in execution.", Run: func(c *Client, _ [][]byte) { c.scriptKill(false) }},
 		{Name: "function|list", Arity: -2, Flags: ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "List information about all the functions", Run: cmdFunctionList},
-		{Name: "function|load", Arity: -3, Flags: FlagWrite | FlagDenyOOM | ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Create a function with the given arguments (name, code, description)", Run: cmdFunctionLoad},
+		{Name: "function|load", Arity: -3, Flags: FlagWrite | FlagDenyOOM | ns, Internal: PropagatedOnSuccess, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Create a function with the given arguments (name, code, description)", Run: cmdFunctionLoad},
 		{Name: "function|dump", Arity: 2, Flags: ns, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Dump all functions into a serialized binary payload", Run: cmdFunctionDump},
-		{Name: "function|restore", Arity: -3, Flags: FlagWrite | FlagDenyOOM | ns, ACL: acl,
+		{Name: "function|restore", Arity: -3, Flags: FlagWrite | FlagDenyOOM | ns, Internal: PropagatedOnSuccess, ACL: acl,
 			Group: "scripting", Since: "7.0.0", Summary: "Restore all the functions on the given payload", Run: cmdFunctionRestore},
 		{Name: "function|stats", Arity: 2, Flags: ns | FlagAllowBusy, ACL: acl, Group: "scripting", Since: "7.0.0", Summary: "Return information about the function currently running (name, description, duration)", Run: cmdFunctionStats},
 	}
@@ -256,6 +256,13 @@ type scriptHost struct {
 func (c *Client) newScriptHost(flags scripting.Flags, ro bool) *scriptHost {
 	sc := &Client{fe: c.fe, peer: c.peer, id: c.id, created: c.created, authenticated: true, inExclusive: true}
 	sc.events.Origin = c.id // after a SELECT too, the caller's writes
+	// The script's effects join its transaction's, or are its own, fed
+	// at the end of its section (runExclusive); its writes count as the
+	// caller's.
+	sc.fx, sc.writesTo = c.fx, c.writesTo
+	if !c.inExclusive {
+		sc.fx = &effects{}
+	}
 	// A script judges expiry at its start, inside a transaction too
 	// (Redis's scriptTimeSnapshot comes before the transaction's time).
 	sc.expiryAt = c.nowMs()
@@ -323,7 +330,9 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	c.w.Buf = c.w.Buf[:0]
 	c.lastCmd.Store(cmd)
 	start := statNow()
+	writes := c.writesTo.Count()
 	cmd.Run(c, args)
+	c.recordEffect(cmd, args, writes, c.w.Buf) // the write stream (effects.go)
 	h.caller.trackingScriptRead(cmd, h.trackKeys)
 	// Keyspace events queued for after the command's own (notify.go): on
 	// the caller's queue, whose database handle the script starts with,
@@ -383,6 +392,9 @@ func (c *Client) runExclusive(h *scriptHost, function bool, run func(scripting.R
 			})
 		}
 		run(scriptReply{out, c}, started)
+		if h.c.fx != c.fx {
+			fe.stream.Emit(&h.c.fx.ops) // inside the section (effects.go)
+		}
 		mu.Lock()
 		running = false
 		mu.Unlock()

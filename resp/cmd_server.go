@@ -18,9 +18,9 @@ func serverCommands() []*Command {
 		{Name: "config", Arity: -2, Group: "server", Since: "2.0.0", Summary: "A container for server configuration commands", Subcommands: configSubcommands()},
 		{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Get information and statistics about the server", Run: cmdInfo},
 		{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, ACL: []string{"@keyspace"}, Group: "server", Since: "1.0.0", Summary: "Return the number of keys in the selected database", Run: cmdDBSize},
-		{Name: "flushdb", Arity: -1, Flags: FlagWrite, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Remove all keys from the current database", Run: cmdFlushDB},
-		{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Remove all keys from all databases", Run: cmdFlushAll},
-		{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "4.0.0", Summary: "Swaps two Redis databases", Run: cmdSwapDB},
+		{Name: "flushdb", Arity: -1, Flags: FlagWrite, Internal: PropagatedOnSuccess, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Remove all keys from the current database", Run: cmdFlushDB},
+		{Name: "flushall", Arity: -1, Flags: FlagWrite, Internal: PropagatedOnSuccess, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Remove all keys from all databases", Run: cmdFlushAll},
+		{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, Internal: PropagatedOnSuccess, ACL: []string{"@keyspace", "@dangerous"}, Group: "server", Since: "4.0.0", Summary: "Swaps two Redis databases", Run: cmdSwapDB},
 		{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"@admin", "@dangerous"}, Group: "server", Since: "1.0.0", Summary: "Get the UNIX time stamp of the last successful save to disk", Run: cmdLastSave},
 		{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.6.0", Summary: "Return the current server time", Run: cmdTime},
 	}

@@ -144,6 +144,7 @@ func cmdSPop(c *Client, args [][]byte) {
 			c.w.Null()
 		default:
 			c.notify(evSet, "spop", args[1])
+			c.propagateAs(argSREM, args[1], m)
 			c.w.Bulk(m)
 		}
 		return
@@ -161,8 +162,32 @@ func cmdSPop(c *Client, args [][]byte) {
 	n, err := c.db.SPop(args[1], uint64(count), c.setLimits(), c.members())
 	if err == nil && n > 0 {
 		c.notify(evSet, "spop", args[1])
+		c.propagateSPop(args[1], c.w.Buf[start:])
 	}
 	c.finishMembers(start, n, err, true)
+}
+
+// argSREM is SPOP's propagated form.
+var argSREM = []byte("SREM")
+
+// propagateSPop records SPOP key count's effect as Redis's
+// spopWithCountCommand: a DEL (UNLINK under lazyfree-lazy-server-del)
+// when it emptied the set, else SREMs of the popped members — those
+// written to the reply from popped on — at most 1024 a command.
+func (c *Client) propagateSPop(key, popped []byte) {
+	if !c.propagating() {
+		return
+	}
+	if c.db.Exists(key) == 0 {
+		c.propagateAs(delArg(c.fe.cfg.LazyfreeLazyServerDel()), key)
+		return
+	}
+	members := bulksOf(popped)
+	for len(members) > 0 {
+		batch := members[:min(len(members), 1024)]
+		members = members[len(batch):]
+		c.propagateAs(append([][]byte{argSREM, key}, batch...)...)
+	}
 }
 
 // cmdSRandMember is SRANDMEMBER key [count]: with a count, an array (never

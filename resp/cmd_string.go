@@ -222,6 +222,7 @@ func (c *Client) setGeneric(key, value []byte, o stringOptions, cmdName string, 
 	res, err := c.db.Set(key, value, so)
 	if err == nil && res.Stored {
 		c.notifySet(key, so.TTL == engine.TTLSet, res.Expired)
+		c.propagateSet(key, value, so, o)
 	}
 	switch {
 	case err != nil:
@@ -241,12 +242,36 @@ func (c *Client) setGeneric(key, value []byte, o stringOptions, cmdName string, 
 	}
 }
 
+// propagateSet records a stored SET's effect as Redis's setGenericCommand
+// rewrites it: with an expiry, SET key value PXAT <ms> (every other
+// option dropped: it held); with GET, the command without GET.
+func (c *Client) propagateSet(key, value []byte, so engine.SetOptions, o stringOptions) {
+	switch {
+	case !c.propagating():
+	case so.TTL == engine.TTLSet:
+		c.propagateAs(argSET, key, value, argPXAT, msArg(so.ExpireAt))
+	case o.get:
+		args := [][]byte{argSET, key, value}
+		if o.nx {
+			args = append(args, []byte("NX"))
+		}
+		if o.xx {
+			args = append(args, []byte("XX"))
+		}
+		if o.keepTTL {
+			args = append(args, argKEEPTTL)
+		}
+		c.propagateAs(args...)
+	}
+}
+
 // cmdGetSet is GETSET key value: SET GET without options, so the key's
 // expiry is cleared.
 func cmdGetSet(c *Client, args [][]byte) {
 	res, err := c.db.Set(args[1], args[2], engine.SetOptions{GetOld: true})
 	if err == nil {
 		c.notify(evString, "set", args[1])
+		c.propagateAs(argSET, args[1], args[2]) // as Redis's getsetCommand
 	}
 	switch {
 	case err != nil:
@@ -297,15 +322,21 @@ func cmdGetEx(c *Client, args [][]byte) {
 func (c *Client) getEx(key []byte, ch engine.ExpireChange, del bool) {
 	it, found, err := c.db.GetEx(key, ch, del)
 	if err == nil && found {
+		// Propagated as Redis's getexCommand and getdelCommand rewrite it.
+		lazy := c.fe.cfg.LazyfreeLazyUserDel()
 		switch {
 		case del:
 			c.notify(evGeneric, "del", key)
+			c.propagateAs(delArg(lazy), key)
 		case ch.Mode == engine.TTLSet && ch.At <= c.nowMs():
 			c.notify(evGeneric, "del", key) // an EXAT/PXAT already past
+			c.propagateAs(delArg(c.fe.cfg.LazyfreeLazyExpire()), key)
 		case ch.Mode == engine.TTLSet:
 			c.notify(evGeneric, "expire", key)
+			c.propagateAs(argPEXPIREAT, key, msArg(ch.At))
 		case ch.Mode == engine.TTLClear && it.ExpireAt != 0:
 			c.notify(evGeneric, "persist", key)
+			c.propagateAs(argPERSIST, key)
 		}
 	}
 	switch {
@@ -433,6 +464,8 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 		return
 	}
 	c.notify(evString, "incrbyfloat", args[1])
+	// As Redis: the final value, so float formatting never differs.
+	c.propagateAs(argSET, args[1], v, argKEEPTTL)
 	c.w.Bulk(v)
 }
 

@@ -97,6 +97,10 @@ const (
 	// is not refused when memory is over the bound, where every command
 	// a transaction would queue is (processCommand's reject_cmd_on_oom).
 	EndsMulti
+	// PropagatedOnSuccess: fed to the write stream whenever it succeeds,
+	// whether or not it changed a key (FLUSHALL of an empty keyspace,
+	// SWAPDB, FUNCTION LOAD: Redis counts them dirty anyway).
+	PropagatedOnSuccess
 )
 
 // Command is one entry of the command table: everything Redis declares

@@ -16,6 +16,7 @@ func (c *Client) exclusive(fn func()) {
 		return
 	}
 	gate := c.fe.eng.Gate()
+	ordered := c.releaseOrder() // never wait for the gate holding it (effects.go)
 	gate.Leave()
 	c.inExclusive = true
 	defer func() {
@@ -23,8 +24,14 @@ func (c *Client) exclusive(fn func()) {
 		// Back to where Serve was: inside, even if a busy script started
 		// meanwhile on another loop, since this client is mid-batch.
 		gate.EnterWait()
+		if ordered {
+			c.orderCommand()
+		}
 	}()
-	gate.Exclusive(fn)
+	gate.Exclusive(func() {
+		fn()
+		c.fe.stream.Emit(&c.fx.ops) // the section's effects, before any other command's
+	})
 }
 
 // wake makes the client's loop serve it again.
@@ -48,6 +55,7 @@ func (c *Client) exclusiveDetached(wait time.Duration, fn func(w *Writer)) {
 	gate := c.fe.eng.Gate()
 	out := &Writer{Proto: c.w.Proto}
 	done := make(chan struct{})
+	c.releaseOrder() // fn feeds its own effects inside its section (runExclusive)
 	gate.Leave()
 	c.gateHeld = false
 	go func() {

@@ -13,6 +13,7 @@ import (
 	"github.com/tandemkv/tandem/internal/stripe"
 	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/monitor"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/server"
@@ -80,6 +81,7 @@ type Frontend struct {
 	debug  debugState
 
 	persist      *snapshot.Manager // SAVE, BGSAVE, save rules (cmd_persistence.go)
+	stream       *propagate.Log    // the write stream: AOF, replicas (effects.go)
 	scriptEngine *scripting.Engine // EVAL, FUNCTION (cmd_scripting.go)
 	shutdown     func()
 
@@ -134,6 +136,7 @@ func New(o Options) *Frontend {
 		tracking: svc.Tracking, slow: svc.Slowlog, latency: svc.Latency,
 		cmdLatency: svc.CommandLatency}
 	f.mon = svc.Monitor
+	f.stream = svc.Stream
 	f.tracking.SetLookup(f.lookupTrackingConn) // REDIRECT targets are Redis connections
 	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/latency"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/slowlog"
 	"github.com/tandemkv/tandem/tracking"
 	"github.com/tandemkv/tandem/users"
@@ -142,4 +143,14 @@ func followLatencyTracking(c *latency.Commands, cfg *conf.Config) {
 func followLatency(m *latency.Monitor, cfg *conf.Config) {
 	m.SetThreshold(cfg.LatencyMonitorThreshold())
 	cfg.OnChange("latency-monitor-threshold", func(c *conf.Config) { m.SetThreshold(c.LatencyMonitorThreshold()) })
+}
+
+// followLazyfree makes the write stream feed the keys expiry and
+// eviction remove as UNLINK or DEL, following lazyfree-lazy-expire and
+// lazyfree-lazy-eviction, as Redis's propagateDeletion.
+func followLazyfree(stream *propagate.Log, cfg *conf.Config) {
+	apply := func(c *conf.Config) { stream.SetLazy(c.LazyfreeLazyExpire(), c.LazyfreeLazyEviction()) }
+	apply(cfg)
+	cfg.OnChange("lazyfree-lazy-expire", apply)
+	cfg.OnChange("lazyfree-lazy-eviction", apply)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/monitor"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/pubsub"
 	"github.com/tandemkv/tandem/scripting"
 	"github.com/tandemkv/tandem/slowlog"
@@ -65,6 +66,9 @@ type Services struct {
 	Monitor *monitor.Feed
 	// Latency is the latency monitor (LATENCY).
 	Latency *latency.Monitor
+	// Stream is the write stream both front-ends and the engine feed and
+	// the AOF and replicas read (package propagate).
+	Stream *propagate.Log
 	// CommandLatency is every command's latency histogram, both
 	// protocols' (latency-tracking: INFO latencystats, LATENCY HISTOGRAM,
 	// exporters through EachCommand).
@@ -84,6 +88,9 @@ func New(o Options) *Services {
 		s.Engine = engine.New(engine.Options{Databases: s.Config.Databases(), MaxMemory: s.Config.MaxMemory()})
 	}
 	s.Hub = pubsub.New()
+	s.Stream = propagate.New()
+	s.Engine.SetEffectHook(s.Stream)
+	followLazyfree(s.Stream, s.Config)
 	s.Scripts = scripting.NewEngine()
 	s.Scripts.SetMemoryCharge(s.Engine.ChargeMemory) // counted in used memory and against maxmemory, as Redis's
 	s.Persist = snapshot.New(snapshot.Options{Engine: s.Engine, Config: s.Config, Logger: s.Log,

@@ -1,0 +1,221 @@
+// Package propagate is the write stream: every change to the keyspace, in
+// Redis command form and in the order the changes were made, handed to
+// the sinks that keep or ship it — the append-only file and the replicas.
+//
+// Redis is single-threaded, so its order is the order commands ran.
+// Tandem runs commands on several event loops; while the stream has a
+// sink, every command of either protocol runs under the Log's order lock
+// (Lock), which the front-end holds across the command and the feeding of
+// its effects, and the engine holds across the active expiry cycle's
+// removals. Commands then change the keyspace one at a time, as in Redis,
+// while reading, parsing and writing replies stay parallel. Without a
+// sink nothing is locked: the cost is one atomic load per command.
+//
+// A command's effects are collected in an Ops (a write command's own
+// arguments, or the form Redis propagates it in: EXPIRE as PEXPIREAT,
+// SPOP as SREM…) and fed at its end: one op alone, several wrapped in
+// MULTI … EXEC, as Redis 7.0's propagatePendingCommands. Keys the engine
+// removes on its own (expired, evicted) are fed at once as DEL, or UNLINK
+// under lazyfree-lazy-expire / lazyfree-lazy-eviction.
+package propagate
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Sink receives the write stream. Feed is called in stream order, under
+// the log's lock: it must copy cmd and never block. db is the database
+// the command applies to; cmd is one command encoded as a RESP multibulk,
+// possibly preceded by annotation lines starting with '#' (which
+// redis-server's AOF loader skips; see Annotation). A sink inserts SELECT
+// itself when db differs from the last database it wrote.
+type Sink interface{ Feed(db int, cmd []byte) }
+
+// Log orders the write stream and feeds it to its sinks.
+type Log struct {
+	order sync.Mutex // held across a command and the feeding of its effects
+	mu    sync.Mutex // leaf: feeding; taken under shard locks (Removed)
+	sinks atomic.Pointer[[]Sink]
+
+	lazyExpire, lazyEvict atomic.Bool // UNLINK rather than DEL
+
+	scratch []byte // under mu
+}
+
+// New returns a log with no sink.
+func New() *Log { return &Log{} }
+
+// Active reports whether the stream has a sink: only then do commands
+// collect and feed their effects.
+func (l *Log) Active() bool {
+	p := l.sinks.Load()
+	return p != nil && len(*p) > 0
+}
+
+// Add attaches a sink. The caller holds the order lock when the sink must
+// see the stream from a point consistent with a capture (a rewrite's or a
+// full sync's snapshot taken under the same lock).
+func (l *Log) Add(s Sink) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var next []Sink
+	if p := l.sinks.Load(); p != nil {
+		next = append(next, *p...)
+	}
+	next = append(next, s)
+	l.sinks.Store(&next)
+}
+
+// Remove detaches a sink.
+func (l *Log) Remove(s Sink) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.sinks.Load()
+	if p == nil {
+		return
+	}
+	var next []Sink
+	for _, x := range *p {
+		if x != s {
+			next = append(next, x)
+		}
+	}
+	l.sinks.Store(&next)
+}
+
+// Lock takes the order lock: the caller's changes and their feeding come
+// before or after every other command's, never between.
+func (l *Log) Lock() { l.order.Lock() }
+
+// Unlock releases the order lock.
+func (l *Log) Unlock() { l.order.Unlock() }
+
+// SetLazy sets whether removals by expiry and by eviction are fed as
+// UNLINK (lazyfree-lazy-expire, lazyfree-lazy-eviction) rather than DEL.
+func (l *Log) SetLazy(expire, evict bool) {
+	l.lazyExpire.Store(expire)
+	l.lazyEvict.Store(evict)
+}
+
+// Removed implements engine.EffectHook: a key expired or evicted is fed
+// at once, as Redis's propagateDeletion.
+func (l *Log) Removed(db int, key []byte, evicted bool) {
+	if !l.Active() {
+		return
+	}
+	name := "DEL"
+	if evicted && l.lazyEvict.Load() || !evicted && l.lazyExpire.Load() {
+		name = "UNLINK"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.scratch = AppendCommand(l.scratch[:0], []byte(name), key)
+	l.feed(db, l.scratch)
+}
+
+// Emit feeds ops — one command's effects — and empties it: several are
+// wrapped in MULTI … EXEC, the MULTI in the first op's database.
+func (l *Log) Emit(ops *Ops) {
+	if len(ops.ends) == 0 {
+		return
+	}
+	defer ops.Reset()
+	if !l.Active() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	wrap := len(ops.ends) > 1
+	if wrap {
+		l.feed(ops.dbs[0], multi)
+	}
+	start := 0
+	for i, end := range ops.ends {
+		l.feed(ops.dbs[i], ops.buf[start:end])
+		start = end
+	}
+	if wrap {
+		l.feed(ops.dbs[len(ops.dbs)-1], exec)
+	}
+}
+
+// Feed feeds one encoded command as it is, outside any Ops (a replica's
+// stream from its primary, proxied unchanged).
+func (l *Log) Feed(db int, cmd []byte) {
+	if !l.Active() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.feed(db, cmd)
+}
+
+func (l *Log) feed(db int, cmd []byte) {
+	for _, s := range *l.sinks.Load() {
+		s.Feed(db, cmd)
+	}
+}
+
+var (
+	multi = AppendCommand(nil, []byte("MULTI"))
+	exec  = AppendCommand(nil, []byte("EXEC"))
+)
+
+// Ops collects one command's effects until Emit. The zero value is ready;
+// a connection keeps one and reuses its buffers.
+type Ops struct {
+	buf  []byte
+	ends []int
+	dbs  []int
+}
+
+// Add records the command args applying to database db.
+func (o *Ops) Add(db int, args ...[]byte) {
+	o.buf = AppendCommand(o.buf, args...)
+	o.ends = append(o.ends, len(o.buf))
+	o.dbs = append(o.dbs, db)
+}
+
+// AddAnnotated records a command preceded by an annotation line (see
+// Annotation): one op, the line and the command fed together.
+func (o *Ops) AddAnnotated(db int, note []byte, args ...[]byte) {
+	o.buf = append(o.buf, '#')
+	o.buf = append(o.buf, note...)
+	o.buf = append(o.buf, '\r', '\n')
+	o.Add(db, args...)
+}
+
+// Len is the number of ops recorded.
+func (o *Ops) Len() int { return len(o.ends) }
+
+// Reset forgets the ops, keeping small buffers.
+func (o *Ops) Reset() {
+	if cap(o.buf) > 64<<10 {
+		o.buf = nil
+	}
+	o.buf, o.ends, o.dbs = o.buf[:0], o.ends[:0], o.dbs[:0]
+}
+
+// AppendCommand appends args as a RESP multibulk, the form of the AOF
+// and of the replication stream.
+func AppendCommand(b []byte, args ...[]byte) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(args)), 10)
+	b = append(b, '\r', '\n')
+	for _, a := range args {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	return b
+}
+
+// Select is the SELECT command for db, which a sink writes before a
+// command for another database than its last one.
+func Select(b []byte, db int) []byte {
+	return AppendCommand(b, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
+}

@@ -1,0 +1,149 @@
+package propagate_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tandemkv/tandem/internal/realserver"
+	"github.com/tandemkv/tandem/node/nodetest"
+	"github.com/tandemkv/tandem/propagate"
+)
+
+// capture is a sink writing the stream as Redis's AOF does: a SELECT
+// before a command for another database than the last one's.
+type capture struct {
+	mu  sync.Mutex
+	db  int
+	buf bytes.Buffer
+}
+
+func (c *capture) Feed(db int, cmd []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if db != c.db {
+		c.buf.Write(propagate.Select(nil, db))
+		c.db = db
+	}
+	c.buf.Write(cmd)
+}
+
+func (c *capture) take() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := bytes.Clone(c.buf.Bytes())
+	c.buf.Reset()
+	return out
+}
+
+// redisAOF runs redis-server with an AOF of commands (no RDB preamble,
+// fsync always, so a reply means the command is in the file) and reads
+// what each case appended to its incr file.
+type redisAOF struct {
+	addr string
+	file string
+	off  int
+}
+
+func startRedisAOF(t *testing.T) *redisAOF {
+	t.Helper()
+	dir := t.TempDir()
+	port := nodetest.FreePort(t)
+	cmd := exec.Command(realserver.Path(t, realserver.Redis), "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--dir", dir, "--save", "", "--appendonly", "yes", "--aof-use-rdb-preamble", "no",
+		"--appendfsync", "always", "--logfile", filepath.Join(dir, "log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r := &redisAOF{addr: fmt.Sprintf("127.0.0.1:%d", port), file: filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof")}
+	c := redis.NewClient(&redis.Options{Addr: r.addr, Protocol: 2})
+	defer c.Close()
+	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not start")
+		}
+	}
+	return r
+}
+
+func (r *redisAOF) take(t *testing.T) []byte {
+	b, err := os.ReadFile(r.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b[r.off:]
+	r.off = len(b)
+	return out
+}
+
+// unixMs matches a unix time in ms of these years as a RESP bulk: the
+// two servers' PXAT and PEXPIREAT differ by the moments they ran.
+var unixMs = regexp.MustCompile(`\$13\r\n1[78]\d{11}\r\n`)
+
+func normal(b []byte) string {
+	return strings.ReplaceAll(unixMs.ReplaceAllString(string(b), "$$13\r\n<ms>\r\n"), "\r\n", " ")
+}
+
+// TestStreamLikeRedisAOF sends the same commands to redis-server with an
+// AOF and to Tandem with a capturing sink, and compares what each case
+// appended: Tandem propagates what Redis 7.0 does, in its forms.
+func TestStreamLikeRedisAOF(t *testing.T) {
+	ref := startRedisAOF(t)
+	port := nodetest.FreePort(t)
+	n := nodetest.Start(t, []string{"--port", strconv.Itoa(port), "--memcached-port", "0", "--save", ""}, nil)
+	sink := &capture{db: -1}
+	n.Services.Stream.Add(sink)
+	sut := fmt.Sprintf("127.0.0.1:%d", port)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		cmds [][]any
+		wait time.Duration // before the last command (lazy expiry)
+	}{
+		{"set plain", [][]any{{"SET", "k", "v"}, {"SET", "k", "w", "NX"}, {"SET", "k", "w", "XX"}}, 0},
+		{"set expiry forms", [][]any{{"SET", "k", "v", "EX", "100"}, {"SET", "k", "v", "PX", "100000", "GET"}, {"SETEX", "k", "100", "v"}, {"PSETEX", "k", "100000", "v"}, {"SET", "k", "v", "KEEPTTL", "GET"}}, 0},
+		{"getset getdel getex", [][]any{{"GETSET", "k", "a"}, {"GETEX", "k", "EX", "100"}, {"GETEX", "k", "PERSIST"}, {"GETEX", "k", "PERSIST"}, {"GETEX", "k"}, {"GETDEL", "k"}, {"GETDEL", "k"}}, 0},
+		{"expire family", [][]any{{"SET", "k", "v"}, {"EXPIRE", "k", "100"}, {"PEXPIRE", "k", "100000", "GT"}, {"EXPIREAT", "k", "4000000000"}, {"PEXPIREAT", "k", "4000000000000"}, {"EXPIRE", "k", "100", "NX"}, {"PERSIST", "k"}, {"EXPIRE", "nokey", "10"}, {"EXPIRE", "k", "-1"}}, 0},
+		{"no change no op", [][]any{{"DEL", "none"}, {"SREM", "none", "a"}, {"SET", "k", "v"}, {"SET", "k", "v", "NX"}, {"HDEL", "k2", "f"}, {"DEL", "k", "none"}}, 0},
+		{"floats", [][]any{{"SET", "f", "10.5"}, {"INCRBYFLOAT", "f", "0.1"}, {"HSET", "h", "x", "1"}, {"HINCRBYFLOAT", "h", "x", "2.5"}}, 0},
+		{"spop", [][]any{{"SADD", "s", "only"}, {"SPOP", "s"}, {"SADD", "s", "a", "b"}, {"SPOP", "s", "5"}, {"SADD", "s", "c"}, {"SPOP", "s", "1"}}, 0},
+		{"select and flush", [][]any{{"SELECT", "3"}, {"SET", "a", "1"}, {"SELECT", "0"}, {"SET", "a", "1"}, {"SWAPDB", "0", "3"}, {"FLUSHDB"}, {"FLUSHALL"}}, 0},
+		{"multi exec", [][]any{{"MULTI"}, {"SET", "a", "1"}, {"INCR", "a"}, {"GET", "a"}, {"EXEC"}, {"MULTI"}, {"SET", "a", "2"}, {"EXEC"}, {"MULTI"}, {"GET", "a"}, {"EXEC"}}, 0},
+		{"scripts", [][]any{{"EVAL", "redis.call('set','a','1') redis.call('incr','a') return 1", "0"}, {"EVAL", "return redis.call('set','b','1')", "0"}, {"EVAL", "return redis.call('get','b')", "0"}}, 0},
+		{"lists hashes zsets", [][]any{{"RPUSH", "l", "a", "b", "c"}, {"LPOP", "l"}, {"LMOVE", "l", "l2", "LEFT", "RIGHT"}, {"HSET", "h", "a", "1"}, {"ZADD", "z", "1", "m"}, {"ZINCRBY", "z", "2", "m"}, {"APPEND", "s", "x"}, {"SETRANGE", "s", "3", "y"}, {"INCR", "n"}, {"INCRBY", "n", "5"}}, 0},
+		{"lazy expiry", [][]any{{"SET", "e", "v", "PX", "1"}, {"GET", "e"}}, 50 * time.Millisecond},
+		{"restore", [][]any{{"SET", "d", "v"}, {"DEL", "d"}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got [2]string
+			for _, addr := range []string{ref.addr, sut} {
+				cl := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1})
+				for j, args := range c.cmds {
+					if j == len(c.cmds)-1 && c.wait > 0 {
+						time.Sleep(c.wait)
+					}
+					cl.Do(ctx, args...) // errors are part of the case
+				}
+				cl.Close()
+			}
+			time.Sleep(20 * time.Millisecond)
+			got[0], got[1] = normal(ref.take(t)), normal(sink.take())
+			if got[0] != got[1] {
+				t.Errorf("stream differs\nredis:  %q\ntandem: %q", got[0], got[1])
+			}
+		})
+	}
+}
