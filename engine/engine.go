@@ -214,7 +214,7 @@ type DB struct {
 	// maxmemory: the caller already decided they may (a script flagged
 	// allow-oom, which Redis lets run any command at the bound).
 	MayOvershoot bool
-	events       *EventQueue // events for after the command (notify.go); nil: at once
+	events       *EventQueue   // events for after the command (notify.go); nil: at once
 	writes       *WriteCounter // counts the writes made through the handle (effects.go); nil: none
 	// expiryAt, when not 0, is the unix ms at which keys are judged
 	// expired through this handle (At).
