@@ -276,9 +276,14 @@ func (s *session) execBinary(r *binRequest) {
 	case req.Cmd.grows():
 		s.fe.eng.FreeMemory()
 	}
-	s.monitorBinary(r) // MONITOR (monitor.go)
+	s.monitorBinary(r)    // MONITOR (monitor.go)
+	if s.orderRequest() { // the write stream's order (effects.go)
+		defer s.fe.stream.Unlock()
+	}
 	start := slowlogStart()
+	keys, before := s.beforeWrite(req) // the write stream (effects.go)
 	r.op.run(s, r)
+	s.afterWrite(keys, before)
 	s.slowlogBinary(r, start) // SLOWLOG (slowlog.go), latency-tracking
 	if s.nreq++; s.nreq%reqsPerEvent == 0 {
 		s.flush()

@@ -407,7 +407,7 @@ func (s *session) binFlush(r *binRequest) {
 		delay = binExptime(r.extras)
 	}
 	fe.stats.cmdFlush.Add(1)
-	fe.flushAfter(delay)
+	s.flushAfter(delay)
 	s.binReply(r, 0, nil)
 }
 

@@ -69,19 +69,23 @@ func (s *session) flushAll(r *Request) {
 		}
 		delay = d
 	}
-	fe.flushAfter(delay)
+	s.flushAfter(delay)
 	s.line(r, replyOK)
 }
 
 // flushAfter flushes database 0 now (delay 0 or less), or makes every key of
 // it expire after delay, an exptime as memcached reads one (expiry.go).
-func (fe *Frontend) flushAfter(delay int32) {
+// The effect goes to the write stream (effects.go).
+func (s *session) flushAfter(delay int32) {
+	fe := s.fe
 	now := fe.clock.NowMs()
 	switch {
 	case delay <= 0:
 		fe.flushNow()
+		s.propagateFlush(0)
 	case delay <= maxRelativeExptime:
 		fe.db.FlushExpiring(now + int64(delay)*1000)
+		s.propagateFlush(now + int64(delay)*1000)
 	default:
 		at := int64(delay) * 1000
 		switch {
@@ -89,8 +93,10 @@ func (fe *Frontend) flushAfter(delay int32) {
 			// memcached ignores a time before it started.
 		case at <= now:
 			fe.flushNow()
+			s.propagateFlush(0)
 		default:
 			fe.db.FlushExpiring(at)
+			s.propagateFlush(at)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tandemkv/tandem/internal/protect"
 	"github.com/tandemkv/tandem/latency"
 	"github.com/tandemkv/tandem/monitor"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/slowlog"
@@ -44,6 +45,7 @@ type Frontend struct {
 	users    *users.Store      // who may log in (auth.go)
 	slow     *slowlog.Log      // the shared slow log (slowlog.go)
 	mon      *monitor.Feed     // MONITOR's feed (monitor.go)
+	stream   *propagate.Log    // the write stream: AOF, replicas (effects.go)
 
 	startMs   int64 // engine clock when the front-end was made
 	stats     counters
@@ -82,6 +84,7 @@ func New(o Options) *Frontend {
 		users:    o.Services.Users,
 		slow:     o.Services.Slowlog,
 		mon:      o.Services.Monitor,
+		stream:   o.Services.Stream,
 		commands: commands,
 	}
 	f.initLatency(o.Services.CommandLatency)

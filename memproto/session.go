@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/users"
 )
@@ -42,7 +43,14 @@ type session struct {
 	// pins are the keys of mg hits whose replies are still queued:
 	// memcached's queued reply holds a reference to the item, and a
 	// referenced item is not rewritten in place (see Frontend.incr).
-	pins   []int // end offsets in pinBuf
+	pins []int // end offsets in pinBuf
+
+	// The write stream (effects.go): the items' states before a write,
+	// the effects to feed, an annotation's bytes, a one-key list.
+	states []itemState
+	fx     propagate.Ops
+	note   []byte
+	oneKey [1][]byte
 	pinBuf []byte
 
 	lastCmd atomic.Int64 // unix seconds of the last request, for stats conns
@@ -196,6 +204,9 @@ func (s *session) Closed() {
 func (s *session) exec(r *Request) {
 	defer s.slowlogRecord(r, slowlogStart()) // SLOWLOG (slowlog.go)
 	defer s.monitorFeed(r)                   // MONITOR (monitor.go)
+	if s.orderRequest() {                    // the write stream's order (effects.go)
+		defer s.fe.stream.Unlock()
+	}
 	flushes := false
 	if r.Err != "" {
 		s.refuse(r)
@@ -209,7 +220,9 @@ func (s *session) exec(r *Request) {
 			// the engine's write then refuses with ErrOOM.
 			s.fe.eng.FreeMemory()
 		}
+		keys, before := s.beforeWrite(r) // the write stream (effects.go)
 		r.Cmd.run(s, r)
+		s.afterWrite(keys, before)
 		flushes = r.Cmd.flushes
 	}
 	if s.nreq++; flushes || s.nreq%reqsPerEvent == 0 {

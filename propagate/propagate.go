@@ -21,6 +21,7 @@ package propagate
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -28,8 +29,9 @@ import (
 // Sink receives the write stream. Feed is called in stream order, under
 // the log's lock: it must copy cmd and never block. db is the database
 // the command applies to; cmd is one command encoded as a RESP multibulk,
-// possibly preceded by annotation lines starting with '#' (which
-// redis-server's AOF loader skips; see Annotation). A sink inserts SELECT
+// possibly preceded by an annotation line starting with '#', or such a
+// line alone (redis-server's AOF loader skips them; see AppendMemcachedNote:
+// a sink that feeds a redis-server replica leaves them out). A sink inserts SELECT
 // itself when db differs from the last database it wrote.
 type Sink interface{ Feed(db int, cmd []byte) }
 
@@ -181,10 +183,15 @@ func (o *Ops) Add(db int, args ...[]byte) {
 // AddAnnotated records a command preceded by an annotation line (see
 // Annotation): one op, the line and the command fed together.
 func (o *Ops) AddAnnotated(db int, note []byte, args ...[]byte) {
+	o.appendNote(note)
+	o.Add(db, args...)
+}
+
+// appendNote appends an annotation line.
+func (o *Ops) appendNote(note []byte) {
 	o.buf = append(o.buf, '#')
 	o.buf = append(o.buf, note...)
 	o.buf = append(o.buf, '\r', '\n')
-	o.Add(db, args...)
 }
 
 // Len is the number of ops recorded.
@@ -218,4 +225,63 @@ func AppendCommand(b []byte, args ...[]byte) []byte {
 // command for another database than its last one.
 func Select(b []byte, db int) []byte {
 	return AppendCommand(b, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
+}
+
+// Annotations carry what Redis commands cannot: memcached's flags and
+// CAS unique of an item a memcached write stored, and a delayed
+// flush_all. Each is one short line starting with '#', which
+// redis-server's AOF loader skips (it reads lines of at most 127 bytes:
+// these stay far shorter); Tandem's loader applies them.
+//
+//	#MC <flags> <cas>   the next command, a SET, stores an item with these
+//	#MC flush <ms>      every item of database 0 expires at unix ms
+
+// AppendMemcachedNote appends the item annotation, without '#' and line end.
+func AppendMemcachedNote(b []byte, flags uint32, cas uint64) []byte {
+	b = append(b, "MC "...)
+	b = strconv.AppendUint(b, uint64(flags), 10)
+	b = append(b, ' ')
+	return strconv.AppendUint(b, cas, 10)
+}
+
+// AppendMemcachedFlush appends the delayed flush annotation, without '#'
+// and line end.
+func AppendMemcachedFlush(b []byte, atMs int64) []byte {
+	b = append(b, "MC flush "...)
+	return strconv.AppendInt(b, atMs, 10)
+}
+
+// Note is a parsed annotation line.
+type Note struct {
+	Item      bool // #MC <flags> <cas>
+	Flags     uint32
+	CAS       uint64
+	Flush     bool // #MC flush <ms>
+	FlushAtMs int64
+}
+
+// ParseNote parses an annotation line (with or without its '#' and line
+// end). ok is false for a line that is not Tandem's (a #TS: timestamp,
+// another server's).
+func ParseNote(line []byte) (n Note, ok bool) {
+	s := strings.TrimRight(strings.TrimPrefix(string(line), "#"), "\r\n")
+	f := strings.Fields(s)
+	if len(f) != 3 || f[0] != "MC" {
+		return Note{}, false
+	}
+	if f[1] == "flush" {
+		at, err := strconv.ParseInt(f[2], 10, 64)
+		return Note{Flush: true, FlushAtMs: at}, err == nil
+	}
+	flags, err1 := strconv.ParseUint(f[1], 10, 32)
+	cas, err2 := strconv.ParseUint(f[2], 10, 64)
+	return Note{Item: true, Flags: uint32(flags), CAS: cas}, err1 == nil && err2 == nil
+}
+
+// AddNote records an annotation alone, an op of no command (a delayed
+// flush_all).
+func (o *Ops) AddNote(db int, note []byte) {
+	o.appendNote(note)
+	o.ends = append(o.ends, len(o.buf))
+	o.dbs = append(o.dbs, db)
 }

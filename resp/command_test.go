@@ -28,6 +28,8 @@ func TestInternalFlags(t *testing.T) {
 			"read-only, but client tracking registers its scripts' reads instead"},
 		{EndsMulti, "EndsMulti", []string{"discard", "exec", "quit", "reset"},
 			"not refused over maxmemory inside MULTI"},
+		{PropagatedOnSuccess, "PropagatedOnSuccess", []string{"flushall", "flushdb", "function|delete", "function|flush", "function|load", "function|restore", "swapdb"},
+			"dirty whenever it succeeds, so always propagated"},
 	}
 	var all InternalFlag
 	table := NewTable(commandFamilies()...)
