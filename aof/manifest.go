@@ -165,7 +165,7 @@ const (
 	ErrMsgEmptyManifest   = "Found an empty AOF manifest"
 	ErrMsgTooLongLine     = "The AOF manifest file contains too long line"
 	ErrMsgInvalidFormat   = "Invalid AOF manifest file format"
-	ErrMsgNotBaseName     = "FileInfo can't be a path, just a filename"
+	ErrMsgNotBaseName     = "File can't be a path, just a filename"
 	ErrMsgDuplicateBase   = "Found duplicate base file information"
 	ErrMsgNonMonotonicSeq = "Found a non-monotonic sequence number"
 	ErrMsgUnknownType     = "Unknown AOF file type"

@@ -9,28 +9,7 @@ import (
 // The corner cases of Redis's tests/integration/aof-multi-part.tcl and
 // aofLoadManifestFromFile, with Redis's words.
 func TestParseManifestErrors(t *testing.T) {
-	long := strings.Repeat("file appendonly.aof.1.base.aof seq 1 type b ", 50) + "\n"
-	for _, c := range []struct {
-		name, text, msg string
-		line            int
-	}{
-		{"non-monotonic", "file appendonly.aof.2.incr.aof seq 2 type i\nfile appendonly.aof.1.incr.aof seq 1 type i\n", ErrMsgNonMonotonicSeq, 2},
-		{"blank line", "file appendonly.aof.1.incr.aof seq 1 type i\n\nfile appendonly.aof.3.incr.aof seq 3 type i\n", ErrMsgInvalidFormat, 2},
-		{"duplicate base", "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.base.aof seq 2 type b\n", ErrMsgDuplicateBase, 2},
-		{"type unknown", "file appendonly.aof.1.base.aof seq 1 type x\n", ErrMsgUnknownType, 1},
-		{"missing key", "filx appendonly.aof.1.base.aof seq 1 type b\n", ErrMsgInvalidFormat, 1},
-		{"line too short", "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof type i\n", ErrMsgInvalidFormat, 2},
-		{"line too long", long, ErrMsgTooLongLine, 0},
-		{"odd parameter", "file appendonly.aof.1.incr.aof seq 1 type i newkey\n", ErrMsgInvalidFormat, 1},
-		{"empty", "", ErrMsgEmptyManifest, 0},
-		{"no final newline", "file appendonly.aof.1.incr.aof seq 1 type i", ErrMsgTooLongLine, 0},
-		{"path", "file dir/appendonly.aof.1.incr.aof seq 1 type i\n", ErrMsgNotBaseName, 1},
-		{"backslash path", `file "a\\b" seq 1 type i` + "\n", ErrMsgNotBaseName, 1},
-		{"seq zero", "file a seq 0 type i\n", ErrMsgInvalidFormat, 1},
-		{"seq not a number", "file a seq x type i\n", ErrMsgInvalidFormat, 1},
-		{"unbalanced quotes", "file \"a seq 1 type i\n", ErrMsgInvalidFormat, 1},
-		{"equal incr seqs", "file a seq 1 type i\nfile b seq 1 type i\n", ErrMsgNonMonotonicSeq, 2},
-	} {
+	for _, c := range manifestErrorCases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseManifest("m", []byte(c.text))
 			var me *ManifestError
@@ -42,6 +21,28 @@ func TestParseManifestErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+var manifestErrorCases = []struct {
+	name, text, msg string
+	line            int
+}{
+	{"non-monotonic", "file appendonly.aof.2.incr.aof seq 2 type i\nfile appendonly.aof.1.incr.aof seq 1 type i\n", ErrMsgNonMonotonicSeq, 2},
+	{"blank line", "file appendonly.aof.1.incr.aof seq 1 type i\n\nfile appendonly.aof.3.incr.aof seq 3 type i\n", ErrMsgInvalidFormat, 2},
+	{"duplicate base", "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.base.aof seq 2 type b\n", ErrMsgDuplicateBase, 2},
+	{"type unknown", "file appendonly.aof.1.base.aof seq 1 type x\n", ErrMsgUnknownType, 1},
+	{"missing key", "filx appendonly.aof.1.base.aof seq 1 type b\n", ErrMsgInvalidFormat, 1},
+	{"line too short", "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof type i\n", ErrMsgInvalidFormat, 2},
+	{"line too long", strings.Repeat("file appendonly.aof.1.base.aof seq 1 type b ", 50) + "\n", ErrMsgTooLongLine, 0},
+	{"odd parameter", "file appendonly.aof.1.incr.aof seq 1 type i newkey\n", ErrMsgInvalidFormat, 1},
+	{"empty", "", ErrMsgEmptyManifest, 0},
+	{"no final newline", "file appendonly.aof.1.incr.aof seq 1 type i", ErrMsgTooLongLine, 0},
+	{"path", "file dir/appendonly.aof.1.incr.aof seq 1 type i\n", ErrMsgNotBaseName, 1},
+	{"backslash path", `file "a\\b" seq 1 type i` + "\n", ErrMsgNotBaseName, 1},
+	{"seq zero", "file a seq 0 type i\n", ErrMsgInvalidFormat, 1},
+	{"seq not a number", "file a seq x type i\n", ErrMsgInvalidFormat, 1},
+	{"unbalanced quotes", "file \"a seq 1 type i\n", ErrMsgInvalidFormat, 1},
+	{"equal incr seqs", "file a seq 1 type i\nfile b seq 1 type i\n", ErrMsgNonMonotonicSeq, 2},
 }
 
 func TestParseManifestAccepts(t *testing.T) {

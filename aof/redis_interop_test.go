@@ -56,15 +56,8 @@ func startRedis(t *testing.T, dir string, args ...string) *redisProc {
 			t.Fatalf("redis-server exited (%v):\n%s", waitErr, data)
 		default:
 		}
-		if conn, err := net.Dial("tcp", p.addr); err == nil {
-			conn.Write([]byte("PING\r\n"))
-			buf := make([]byte, 64)
-			conn.SetReadDeadline(time.Now().Add(time.Second))
-			n, _ := conn.Read(buf)
-			conn.Close()
-			if strings.HasPrefix(string(buf[:n]), "+PONG") {
-				break
-			}
+		if pingOK(p.addr) {
+			break
 		}
 		if i > 500 {
 			t.Fatal("redis-server does not answer")
@@ -72,6 +65,19 @@ func startRedis(t *testing.T, dir string, args ...string) *redisProc {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return p
+}
+
+func pingOK(addr string) bool {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	conn.Write([]byte("PING\r\n"))
+	buf := make([]byte, 64)
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	n, _ := conn.Read(buf)
+	return strings.HasPrefix(string(buf[:n]), "+PONG")
 }
 
 // stop is a SIGTERM: redis-server flushes and fsyncs its AOF and exits.
