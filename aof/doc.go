@@ -41,7 +41,9 @@
 // base and incr files into history and persists the manifest (temp file,
 // fsync, rename, fsync of the directory), then deletes history unless
 // aof-disable-auto-gc. Every step before the manifest's rename leaves the
-// old manifest and its files loadable.
+// old manifest and its files loadable. Enable (CONFIG SET appendonly yes)
+// starts with a rewrite: appends go to a temp incr file that only its
+// Commit names, as Redis's AOF_WAIT_REWRITE.
 //
 // Locks: Log.mu guards the buffer, counters, file and manifest; Log.wmu
 // is held by the one goroutine writing. wmu is taken before mu.

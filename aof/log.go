@@ -275,9 +275,15 @@ func (l *Log) Flush() error {
 	if l.fatal != nil {
 		return l.fatal
 	}
+	if l.closed {
+		return ErrClosed
+	}
 	l.writeLocked(false)
 	return l.writeErr
 }
+
+// ErrClosed: the Log was closed (appendonly no, shutdown).
+var ErrClosed = errors.New("aof: closed")
 
 // WaitDurable returns once every byte up to seq is written and, under
 // appendfsync always, fdatasynced (unless no-appendfsync-on-rewrite
@@ -305,6 +311,9 @@ func (l *Log) WaitDurable(seq uint64) error {
 		}
 		if l.synced >= seq {
 			return nil
+		}
+		if l.closed {
+			return ErrClosed
 		}
 		if l.leader {
 			l.cond.Wait()
@@ -361,7 +370,7 @@ func (l *Log) fsyncHeldBack() bool {
 // counted as written and dropped from the buffer; the rest is kept for
 // the next try. Under always, a failure is fatal.
 func (l *Log) writeLocked(hold bool) {
-	if len(l.buf) == 0 || l.fatal != nil {
+	if len(l.buf) == 0 || l.fatal != nil || l.closed {
 		return
 	}
 	p := l.buf

@@ -464,3 +464,28 @@ func TestEnableAtRunTime(t *testing.T) {
 		t.Errorf("dir %s", got)
 	}
 }
+
+func TestClosed(t *testing.T) {
+	o := testOptions(t)
+	l := openTest(t, o)
+	rw, _ := l.BeginRewrite()
+	rw.WriteBase(emptyBase)
+	l.Close()
+	if err := rw.Commit(); err != ErrClosed {
+		t.Errorf("Commit after Close: %v", err)
+	}
+	if err := l.Flush(); err != ErrClosed {
+		t.Errorf("Flush after Close: %v", err)
+	}
+	l.SetFsync(FsyncAlways)
+	if err := l.WaitDurable(l.Append(0, AppendCommand(nil, "PING"))); err != ErrClosed {
+		t.Errorf("WaitDurable after Close: %v", err)
+	}
+	if _, err := l.BeginRewrite(); err != ErrClosed {
+		t.Errorf("BeginRewrite after Close: %v", err)
+	}
+	m, _ := ReadManifest(o)
+	if m.BaseSeq != 1 {
+		t.Errorf("a closed Log's rewrite committed: %q", m.Format())
+	}
+}

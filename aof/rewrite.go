@@ -58,7 +58,7 @@ func (l *Log) BeginRewrite() (*Rewrite, error) {
 		return nil, ErrRewriteInProgress
 	}
 	if l.closed {
-		return nil, errors.New("aof: closed")
+		return nil, ErrClosed
 	}
 	if l.waiting {
 		// Everything so far is in the base about to be written: the temp
@@ -215,8 +215,11 @@ func (h *Rewrite) Commit() error {
 	if h.done {
 		return errors.New("aof: rewrite already ended")
 	}
-	if !h.wrote {
+	if !h.wrote || l.closed {
 		h.failLocked()
+		if l.closed {
+			return ErrClosed
+		}
 		return errors.New("aof: Commit before WriteBase")
 	}
 	log := l.o.logger()
