@@ -26,7 +26,7 @@ func FuzzAOFReader(f *testing.F) {
 				t.Fatalf("offset %d after %d of %d", r.Offset(), last, len(data))
 			}
 			last = r.Offset()
-			if err == io.EOF || errors.Is(err, errShort) || errors.Is(err, errFormat) {
+			if err == io.EOF || errors.Is(err, ErrShortRead) || errors.Is(err, ErrBadFormat) {
 				break
 			}
 			if err != nil {

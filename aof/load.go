@@ -189,10 +189,10 @@ func loadFile(o *Options, name string, size int64, last bool, cb LoadCallbacks, 
 		if err == io.EOF {
 			break
 		}
-		if err == errShort {
+		if err == ErrShortRead {
 			return shortRead(o, name, path, validUpTo, last)
 		}
-		if err == errFormat {
+		if err == ErrBadFormat {
 			return false, &LoadError{File: name, Offset: r.Offset(), Msg: fmt.Sprintf("Bad file format reading the append only file %s: make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>", name), Err: err}
 		}
 		if err != nil {

@@ -486,7 +486,7 @@ func (l *Log) background() {
 	}
 }
 
-// tick is one second of background: exported to tests through SyncNow.
+// tick is one second of background work.
 func (l *Log) tick() {
 	policy := Fsync(l.fsync.Load())
 	l.mu.Lock()

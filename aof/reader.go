@@ -20,10 +20,10 @@ const preallocLimit = 1 << 20
 
 // Reader outcomes other than a command.
 var (
-	// errFormat: the bytes are not an AOF (Redis's "Bad file format").
-	errFormat = errors.New("bad file format")
-	// errShort: the file ends inside a command (Redis's "short read").
-	errShort = errors.New("unexpected end of file")
+	// ErrBadFormat: the bytes are not an AOF (Redis's "Bad file format").
+	ErrBadFormat = errors.New("aof: bad file format")
+	// ErrShortRead: the file ends inside a command (Redis's "short read").
+	ErrShortRead = errors.New("aof: unexpected end of file")
 )
 
 // Reader reads an AOF's commands: RESP multibulk requests as Redis writes
@@ -79,8 +79,8 @@ func (r *Reader) readLine() ([]byte, error) {
 // Next returns the next command's arguments, or with annotation set a
 // '#' line (its bytes as read, newline included). Both are valid until the
 // next call. At the end of the file it returns io.EOF; a file that ends
-// inside a command returns errShort, bytes that cannot be an AOF
-// errFormat, and a read error itself.
+// inside a command returns ErrShortRead, bytes that cannot be an AOF
+// ErrBadFormat, and a read error itself.
 func (r *Reader) Next() (args [][]byte, annotation []byte, err error) {
 	line, err := r.readLine()
 	if err != nil {
@@ -90,14 +90,14 @@ func (r *Reader) Next() (args [][]byte, annotation []byte, err error) {
 		return nil, line, nil
 	}
 	if line[0] != '*' {
-		return nil, nil, errFormat
+		return nil, nil, ErrBadFormat
 	}
 	if len(line) == 1 {
-		return nil, nil, errShort // "*" and the end of the file
+		return nil, nil, ErrShortRead // "*" and the end of the file
 	}
 	argc := num.Atoi(line[1:])
 	if argc < 1 {
-		return nil, nil, errFormat
+		return nil, nil, ErrBadFormat
 	}
 	r.args = r.args[:0]
 	r.data = r.data[:0]
@@ -105,19 +105,19 @@ func (r *Reader) Next() (args [][]byte, annotation []byte, err error) {
 	for j := 0; j < argc; j++ {
 		line, err := r.readLine()
 		if err == io.EOF {
-			return nil, nil, errShort
+			return nil, nil, ErrShortRead
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		if line[0] != '$' {
-			return nil, nil, errFormat
+			return nil, nil, ErrBadFormat
 		}
 		// strtol; Redis would take a negative length as a huge unsigned
 		// one and fail to allocate it: refused here instead.
 		n := num.Strtoll(line[1:])
 		if n < 0 {
-			return nil, nil, errFormat
+			return nil, nil, ErrBadFormat
 		}
 		if err := r.readArg(n); err != nil {
 			return nil, nil, err
@@ -127,7 +127,7 @@ func (r *Reader) Next() (args [][]byte, annotation []byte, err error) {
 		for k := 0; k < 2; k++ {
 			if _, err := r.r.ReadByte(); err != nil {
 				if err == io.EOF {
-					return nil, nil, errShort
+					return nil, nil, ErrShortRead
 				}
 				return nil, nil, err
 			}
@@ -163,7 +163,7 @@ func (r *Reader) readArg(n64 int64) error {
 		n -= got
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return errShort
+				return ErrShortRead
 			}
 			return err
 		}
