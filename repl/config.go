@@ -9,10 +9,23 @@ import (
 // a replica's full sync. It must call cut exactly once, at the point in
 // time, before it writes any byte, while no Sink.Feed runs (under the
 // log's lock): every write fed before cut is in the RDB, none fed after.
-// cut returns the replication offset the RDB corresponds to (what
-// +FULLRESYNC announces). It runs on a goroutine of its own, so it may
-// take its time; w may block (it is a slow replica's socket).
-type SnapshotFunc func(w io.Writer, cut func() int64) error
+// cut returns what the RDB should record in its AUX fields, as Redis's
+// rdbPopulateSaveInfo: repl-stream-db, repl-id and repl-offset. The
+// offset is also what +FULLRESYNC announces. The function runs on a
+// goroutine of its own, so it may take its time; w may block (it is a
+// slow replica's socket).
+type SnapshotFunc func(w io.Writer, cut func() Cut) error
+
+// Cut is the replication position a full sync's RDB corresponds to.
+type Cut struct {
+	Offset int64  // repl-offset: the stream's last byte in the RDB
+	ReplID string // repl-id
+	// StreamDB is repl-stream-db: the database the stream goes on in.
+	// A master restarts its stream with a SELECT, but a replica proxies
+	// its master's bytes, which select nothing; the sub-replica starts in
+	// this database (the Load callback returns it).
+	StreamDB int
+}
 
 // Config is the replication configuration, in redis.conf's terms.
 type Config struct {

@@ -54,7 +54,7 @@ func startRedis(t *testing.T, pass string, args ...string) (*redis.Client, int) 
 			t.Logf("redis-server %d log:\n%s", port, b)
 		}
 	})
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), Password: pass, Protocol: 2, PoolSize: 1,
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), Password: pass, Protocol: 2, PoolSize: 4,
 		MaxRetries: -1, ReadTimeout: 10 * time.Second})
 	t.Cleanup(func() { c.Close() })
 	for deadline := time.Now().Add(10 * time.Second); c.Ping(ctx).Err() != nil; {
@@ -92,56 +92,96 @@ func eventually(t *testing.T, what string, f func() bool) {
 	}
 }
 
-// recorder is the replica's keyspace as the callbacks see it.
-type recorder struct {
+// store is a server's keyspace in the tests (strings only). Writes
+// change it and are fed under one lock, and the snapshot cuts under the
+// same lock, as the lead's log lock; as a replica it is what Load and
+// Apply build.
+type store struct {
 	mu      sync.Mutex
+	p       *Primary
+	data    map[int]map[string]string
 	loads   int
 	loaded  []string // db:key=value of the last RDB
-	applied []string // db:cmd args…
+	applied []string // "db cmd args…" since the last load
 }
 
-func (r *recorder) load(rd io.Reader) error {
+func newStore(p *Primary) *store { return &store{p: p, data: map[int]map[string]string{}} }
+
+func (s *store) setLocked(db int, k, v string) {
+	if s.data[db] == nil {
+		s.data[db] = map[string]string{}
+	}
+	s.data[db][k] = v
+}
+
+// set is a client's SET on this server as a master.
+func (s *store) set(db int, k, v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setLocked(db, k, v)
+	s.p.Feed(db, cmd("SET", k, v))
+}
+
+func (s *store) load(rd io.Reader) (int, error) {
 	rr, err := rdb.NewReader(rd)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	data := map[int]map[string]string{}
 	var keys []string
+	streamDB := 0
 	for {
 		rec, err := rr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if rec.Kind == rdb.KindKey {
+		switch rec.Kind {
+		case rdb.KindKey:
 			keys = append(keys, fmt.Sprintf("%d:%s=%s", rec.DB, rec.Key, rec.Str))
+			if data[rec.DB] == nil {
+				data[rec.DB] = map[string]string{}
+			}
+			data[rec.DB][string(rec.Key)] = string(rec.Str)
+		case rdb.KindAux:
+			if string(rec.AuxKey) == "repl-stream-db" {
+				streamDB, _ = strconv.Atoi(string(rec.AuxValue))
+			}
 		}
 	}
 	sort.Strings(keys)
-	r.mu.Lock()
-	r.loads++
-	r.loaded = keys
-	r.applied = nil
-	r.mu.Unlock()
-	return nil
+	s.mu.Lock()
+	s.loads++
+	s.loaded = keys
+	s.data = data
+	s.applied = nil
+	s.mu.Unlock()
+	return streamDB, nil
 }
 
-func (r *recorder) apply(db int, args [][]byte) error {
+func (s *store) apply(db int, args [][]byte) error {
 	parts := []string{strconv.Itoa(db)}
 	for _, a := range args {
 		parts = append(parts, string(a))
 	}
-	r.mu.Lock()
-	r.applied = append(r.applied, strings.Join(parts, " "))
-	r.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applied = append(s.applied, strings.Join(parts, " "))
+	if strings.EqualFold(string(args[0]), "set") && len(args) >= 3 {
+		s.setLocked(db, string(args[1]), string(args[2]))
+	}
+	// The lead's propagation feeds every write; a replica's Primary
+	// must ignore it (it proxies the master's bytes instead).
+	s.p.Feed(db, AppendCommand(nil, args...))
 	return nil
 }
 
-func (r *recorder) has(line string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, a := range r.applied {
+func (s *store) has(line string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.applied {
 		if a == line {
 			return true
 		}
@@ -149,27 +189,87 @@ func (r *recorder) has(line string) bool {
 	return false
 }
 
+func (s *store) hasFold(line string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.applied {
+		if strings.EqualFold(a, line) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *store) get(db int, k string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.data[db][k]
+}
+
+func (s *store) loadCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loads
+}
+
+func (s *store) snapshot(w io.Writer, cut func() Cut) error {
+	s.mu.Lock()
+	c := cut()
+	copyOf := map[int]map[string]string{}
+	for db, m := range s.data {
+		copyOf[db] = map[string]string{}
+		for k, v := range m {
+			copyOf[db][k] = v
+		}
+	}
+	s.mu.Unlock()
+	rw, err := rdb.NewWriter(w, rdb.WriterOptions{Checksum: true, Aux: [][2]string{
+		{"repl-stream-db", strconv.Itoa(c.StreamDB)}, {"repl-id", c.ReplID},
+		{"repl-offset", strconv.FormatInt(c.Offset, 10)}}})
+	if err != nil {
+		return err
+	}
+	dbs := []int{}
+	for db := range copyOf {
+		dbs = append(dbs, db)
+	}
+	sort.Ints(dbs)
+	for _, db := range dbs {
+		if err := rw.SelectDB(db, uint64(len(copyOf[db])), 0); err != nil {
+			return err
+		}
+		for k, v := range copyOf[db] {
+			if err := rw.String([]byte(k), []byte(v), rdb.NewMeta()); err != nil {
+				return err
+			}
+		}
+	}
+	return rw.Close()
+}
+
 // (a) Our replica of a real redis-server master: the RDB, the stream,
 // offsets equal to the master's, ACKs the master counts for WAIT, and a
 // dropped link resumed with +CONTINUE.
 func TestReplicaOfRealRedis(t *testing.T) {
 	master, port := startRedis(t, "s3cret", "--requirepass", "s3cret")
+	mc := master.Conn() // one connection: SELECT stays
+	defer mc.Close()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	must(master.Set(ctx, "a", "1", 0).Err())
-	must(master.Set(ctx, "b", "2", 0).Err())
-	must(master.Do(ctx, "SELECT", "3").Err())
-	must(master.Set(ctx, "c", "3", 0).Err())
-	must(master.Do(ctx, "SELECT", "0").Err())
+	must(mc.Set(ctx, "a", "1", 0).Err())
+	must(mc.Set(ctx, "b", "2", 0).Err())
+	must(mc.Do(ctx, "SELECT", "3").Err())
+	must(mc.Set(ctx, "c", "3", 0).Err())
+	must(mc.Do(ctx, "SELECT", "0").Err())
 
 	cfg := DefaultConfig()
 	p := NewPrimary(cfg)
 	defer p.Close()
-	rec := &recorder{}
+	rec := newStore(p)
 	r := p.StartReplica(ReplicaOptions{Host: "127.0.0.1", Port: port, Pass: "s3cret", ListeningPort: 7777},
 		Callbacks{Load: rec.load, Apply: rec.apply, Log: func(s string) { t.Log(s) }})
 	eventually(t, "link up", func() bool { in := p.Info(); return in.Replica.LinkUp })
@@ -182,11 +282,20 @@ func TestReplicaOfRealRedis(t *testing.T) {
 		t.Fatalf("replid %s, master's %s", p.ReplID(), id)
 	}
 
-	must(master.Set(ctx, "d", "4", 0).Err())
-	must(master.Do(ctx, "SELECT", "5").Err())
-	must(master.Set(ctx, "e", "5", 0).Err())
-	must(master.Do(ctx, "SELECT", "0").Err())
-	eventually(t, "stream applied", func() bool { return rec.has("0 set d 4") && rec.has("5 set e 5") })
+	must(mc.Set(ctx, "d", "4", 0).Err())
+	must(mc.Do(ctx, "SELECT", "5").Err())
+	must(mc.Set(ctx, "e", "5", 0).Err())
+	must(mc.Do(ctx, "SELECT", "0").Err())
+	if _, err := mc.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+		tx.Set(ctx, "m1", "x", 0)
+		tx.Set(ctx, "m2", "y", 0)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "stream applied", func() bool {
+		return rec.has("0 set d 4") && rec.has("5 set e 5") && rec.hasFold("0 multi") && rec.has("0 set m2 y") && rec.hasFold("0 exec")
+	})
 	sameOffset := func() bool {
 		mo, _ := strconv.ParseInt(infoField(t, master, "replication", "master_repl_offset"), 10, 64)
 		in := p.Info()
@@ -199,7 +308,7 @@ func TestReplicaOfRealRedis(t *testing.T) {
 		return strings.Contains(s, "port=7777,state=online,offset="+strconv.FormatInt(p.Info().Replica.Offset, 10))
 	})
 	// WAIT on the master: our GETACK answer counts.
-	must(master.Set(ctx, "w", "1", 0).Err())
+	must(mc.Set(ctx, "w", "1", 0).Err())
 	if n, err := master.Do(ctx, "WAIT", "1", "5000").Int(); err != nil || n != 1 {
 		t.Fatalf("WAIT 1: %d %v", n, err)
 	}
@@ -212,16 +321,13 @@ func TestReplicaOfRealRedis(t *testing.T) {
 	// the master continues (no second full sync, no second Load).
 	full0 := infoField(t, master, "stats", "sync_full")
 	must(master.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Err())
-	must(master.Set(ctx, "f", "6", 0).Err()) // while we are away: from the backlog
+	must(mc.Set(ctx, "f", "6", 0).Err()) // while we are away: from the backlog
 	eventually(t, "partial resync", func() bool { return infoField(t, master, "stats", "sync_partial_ok") == "1" })
 	eventually(t, "missed write applied", func() bool { return rec.has("0 set f 6") })
 	if infoField(t, master, "stats", "sync_full") != full0 {
 		t.Fatal("reconnection made a full sync")
 	}
-	rec.mu.Lock()
-	loads := rec.loads
-	rec.mu.Unlock()
-	if loads != 1 {
+	if loads := rec.loadCount(); loads != 1 {
 		t.Fatalf("%d loads", loads)
 	}
 	eventually(t, "offsets equal after continue", sameOffset)
@@ -323,58 +429,6 @@ func (s *server) handle(c net.Conn) {
 	}
 }
 
-// store is the keyspace of the test's master: writes change it and are
-// fed under one lock, and the snapshot cuts under the same lock, as the
-// lead's log lock.
-type store struct {
-	mu   sync.Mutex
-	p    *Primary
-	data map[int]map[string]string
-}
-
-func (s *store) set(db int, k, v string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.data[db] == nil {
-		s.data[db] = map[string]string{}
-	}
-	s.data[db][k] = v
-	s.p.Feed(db, cmd("SET", k, v))
-}
-
-func (s *store) snapshot(w io.Writer, cut func() int64) error {
-	s.mu.Lock()
-	cut()
-	copyOf := map[int]map[string]string{}
-	for db, m := range s.data {
-		copyOf[db] = map[string]string{}
-		for k, v := range m {
-			copyOf[db][k] = v
-		}
-	}
-	s.mu.Unlock()
-	rw, err := rdb.NewWriter(w, rdb.WriterOptions{Checksum: true})
-	if err != nil {
-		return err
-	}
-	dbs := []int{}
-	for db := range copyOf {
-		dbs = append(dbs, db)
-	}
-	sort.Ints(dbs)
-	for _, db := range dbs {
-		if err := rw.SelectDB(db, uint64(len(copyOf[db])), 0); err != nil {
-			return err
-		}
-		for k, v := range copyOf[db] {
-			if err := rw.String([]byte(k), []byte(v), rdb.NewMeta()); err != nil {
-				return err
-			}
-		}
-	}
-	return rw.Close()
-}
-
 // (b) A real redis-server replica of our Primary, with a diskless and
 // with a spooled RDB: it loads our RDB, applies our stream (SELECTs
 // included), reports our offset, its ACKs satisfy WAIT, and after a drop
@@ -389,7 +443,7 @@ func TestRealRedisReplicaOfPrimary(t *testing.T) {
 			cfg.Log = func(s string) { t.Log(s) }
 			p := NewPrimary(cfg)
 			defer p.Close()
-			st := &store{p: p, data: map[int]map[string]string{}}
+			st := newStore(p)
 			cfg.Snapshot = st.snapshot
 			p.SetConfig(cfg)
 			st.set(0, "k1", "v1")
@@ -454,4 +508,123 @@ func TestRealRedisReplicaOfPrimary(t *testing.T) {
 			eventually(t, "offset after continue", sameOffset)
 		})
 	}
+}
+
+// A chain: real master → our replica → real replica of ours. Our replica
+// proxies the master's bytes, so the sub-replica has the master's ID and
+// offset, and starts in the database the master's stream is in
+// (repl-stream-db); promoting ours lets the sub-replica continue with
+// PSYNC on the master's ID, now our ID2.
+func TestChainRealMasterOursRealReplica(t *testing.T) {
+	master, mport := startRedis(t, "")
+	mc := master.Conn()
+	defer mc.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(mc.Set(ctx, "a", "1", 0).Err())
+
+	cfg := DefaultConfig()
+	cfg.Log = func(s string) { t.Log(s) }
+	p := NewPrimary(cfg)
+	defer p.Close()
+	st := newStore(p)
+	cfg.Snapshot = st.snapshot
+	p.SetConfig(cfg)
+	srv := serve(t, p)
+	r := p.StartReplica(ReplicaOptions{Host: "127.0.0.1", Port: mport, ListeningPort: srv.port()},
+		Callbacks{Load: st.load, Apply: st.apply, Log: func(s string) { t.Log(s) }})
+	eventually(t, "our link up", func() bool { return p.Info().Replica.LinkUp })
+	// The master's stream now stands in db 3.
+	must(mc.Do(ctx, "SELECT", "3").Err())
+	must(mc.Set(ctx, "c", "3", 0).Err())
+	eventually(t, "applied in db 3", func() bool { return st.get(3, "c") == "3" })
+
+	sub, _ := startRedis(t, "", "--replicaof", "127.0.0.1", strconv.Itoa(srv.port()))
+	eventually(t, "sub link up", func() bool { return infoField(t, sub, "replication", "master_link_status") == "up" })
+	must(mc.Set(ctx, "d", "4", 0).Err()) // db 3, no SELECT in the stream
+	must(mc.Do(ctx, "SELECT", "0").Err())
+	must(mc.Set(ctx, "e", "5", 0).Err())
+	subGet := func(db int, k string) string {
+		c := sub.Conn()
+		defer c.Close()
+		c.Do(ctx, "SELECT", db)
+		v, _ := c.Get(ctx, k).Result()
+		return v
+	}
+	eventually(t, "sub has the master's writes", func() bool {
+		return subGet(0, "a") == "1" && subGet(3, "c") == "3" && subGet(3, "d") == "4" && subGet(0, "e") == "5"
+	})
+	mid := infoField(t, master, "replication", "master_replid")
+	eventually(t, "one history, one offset", func() bool {
+		mo := infoField(t, master, "replication", "master_repl_offset")
+		return infoField(t, sub, "replication", "slave_repl_offset") == mo &&
+			strconv.FormatInt(p.Offset(), 10) == mo &&
+			infoField(t, sub, "replication", "master_replid") == mid
+	})
+
+	r.Stop()
+	eventually(t, "sub continues with the promoted replica", func() bool {
+		return infoField(t, sub, "replication", "master_link_status") == "up" &&
+			infoField(t, sub, "replication", "master_replid") == p.ReplID() &&
+			infoField(t, sub, "replication", "master_replid2") == mid
+	})
+	p.mu.Lock()
+	full, partial := p.syncFull, p.syncPartOK
+	p.mu.Unlock()
+	if full != 1 || partial != 1 {
+		t.Fatalf("full syncs %d, partial %d", full, partial)
+	}
+	st.set(0, "after", "promotion")
+	eventually(t, "our own writes reach the sub", func() bool { return subGet(0, "after") == "promotion" })
+	eventually(t, "sub's offset is ours", func() bool {
+		return infoField(t, sub, "replication", "slave_repl_offset") == strconv.FormatInt(p.Offset(), 10)
+	})
+}
+
+// Our replica follows a real replica promoted after its master went:
+// PSYNC with the old master's ID is accepted on the promoted one's ID2,
+// +CONTINUE <new id> makes the new ID ours and the old one our ID2.
+func TestContinueWithPromotedRealReplica(t *testing.T) {
+	master, mport := startRedis(t, "")
+	r1, r1port := startRedis(t, "", "--replicaof", "127.0.0.1", strconv.Itoa(mport))
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(master.Set(ctx, "a", "1", 0).Err())
+	p := NewPrimary(DefaultConfig())
+	defer p.Close()
+	st := newStore(p)
+	p.StartReplica(ReplicaOptions{Host: "127.0.0.1", Port: mport, ListeningPort: 1},
+		Callbacks{Load: st.load, Apply: st.apply})
+	must(master.Set(ctx, "b", "2", 0).Err())
+	mid := infoField(t, master, "replication", "master_replid")
+	eventually(t, "both replicas caught up", func() bool {
+		mo := infoField(t, master, "replication", "master_repl_offset")
+		return strconv.FormatInt(p.Offset(), 10) == mo && infoField(t, r1, "replication", "slave_repl_offset") == mo &&
+			strings.Count(infoField(t, master, "replication", "connected_slaves"), "2") == 1
+	})
+	master.Do(ctx, "SHUTDOWN", "NOSAVE") // the old master is gone: no PING moves our offset past r1's
+	must(r1.Do(ctx, "REPLICAOF", "NO", "ONE").Err())
+	r := p.StartReplica(ReplicaOptions{Host: "127.0.0.1", Port: r1port, ListeningPort: 1},
+		Callbacks{Load: st.load, Apply: st.apply, Log: func(s string) { t.Log(s) }})
+	defer r.Stop()
+	eventually(t, "continued with the promoted replica", func() bool {
+		return p.Info().Replica.LinkUp && infoField(t, r1, "stats", "sync_partial_ok") == "1"
+	})
+	in := p.Info()
+	if in.ReplID != infoField(t, r1, "replication", "master_replid") || in.ReplID2 != mid {
+		t.Fatalf("IDs %s / %s, want %s / %s", in.ReplID, in.ReplID2, infoField(t, r1, "replication", "master_replid"), mid)
+	}
+	if st.loadCount() != 1 {
+		t.Fatalf("%d loads", st.loadCount())
+	}
+	must(r1.Set(ctx, "c", "3", 0).Err())
+	eventually(t, "new master's write applied", func() bool { return st.get(0, "c") == "3" })
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -383,15 +384,16 @@ func (p *Primary) fullSync(l *Link) {
 	// On a replica the stream is applied by another goroutine outside the
 	// log's lock: pause it between commands until the cut, so the RDB and
 	// the proxied offset agree.
-	gated := proxying
-	if gated {
+	var releaseOnce sync.Once
+	if proxying {
 		p.gate.Lock()
 	}
 	release := func() {
-		if gated {
-			gated = false
-			p.gate.Unlock()
-		}
+		releaseOnce.Do(func() {
+			if proxying {
+				p.gate.Unlock()
+			}
+		})
 	}
 	diskless := l.capaEOF && cfg.DisklessSync
 	var mark string
@@ -417,9 +419,10 @@ func (p *Primary) fullSync(l *Link) {
 		w = f
 	}
 	cutDone := false
-	cut := func() int64 {
+	cut := func() Cut {
 		p.mu.Lock()
-		off := p.offset
+		c := Cut{Offset: p.offset, ReplID: p.replid, StreamDB: p.streamDBLocked()}
+		off := c.Offset
 		if !cutDone {
 			cutDone = true
 			if !l.closed {
@@ -438,7 +441,7 @@ func (p *Primary) fullSync(l *Link) {
 		}
 		p.mu.Unlock()
 		release()
-		return off
+		return c
 	}
 	var err error
 	if cfg.Snapshot == nil {

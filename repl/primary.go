@@ -154,6 +154,19 @@ func (p *Primary) Offset() int64 {
 	return p.offset
 }
 
+// streamDBLocked is repl-stream-db: on a replica the database its
+// master's stream is in; on a master the stream's last SELECT (0 when
+// none), which a full sync re-sends anyway.
+func (p *Primary) streamDBLocked() int {
+	if p.replica != nil {
+		return p.replica.db
+	}
+	if p.seldb < 0 {
+		return 0
+	}
+	return p.seldb
+}
+
 // ReplID is the current replication ID.
 func (p *Primary) ReplID() string {
 	p.mu.Lock()

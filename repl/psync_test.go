@@ -63,7 +63,7 @@ func testPrimary(t *testing.T, mutate func(*Config)) (*Primary, *clock) {
 	cfg := DefaultConfig()
 	cfg.BacklogSize = 64
 	cfg.TempDir = t.TempDir()
-	cfg.Snapshot = func(w io.Writer, cut func() int64) error {
+	cfg.Snapshot = func(w io.Writer, cut func() Cut) error {
 		cut()
 		_, err := io.WriteString(w, "RDBDATA")
 		return err
@@ -195,7 +195,7 @@ func TestFullSyncHoldsTheStream(t *testing.T) {
 		release := make(chan struct{})
 		cutAt := make(chan struct{})
 		p, _ := testPrimary(t, func(c *Config) {
-			c.Snapshot = func(w io.Writer, cut func() int64) error {
+			c.Snapshot = func(w io.Writer, cut func() Cut) error {
 				cut()
 				close(cutAt)
 				<-release

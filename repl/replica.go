@@ -33,7 +33,9 @@ type ReplicaOptions struct {
 type Callbacks struct {
 	// Load replaces the keyspace with the RDB r yields (flush, then
 	// load). r ends where the RDB ends; Load need not read it to EOF.
-	Load func(r io.Reader) error
+	// It returns the RDB's repl-stream-db AUX field (0 when absent): the
+	// database the master's stream goes on in.
+	Load func(r io.Reader) (streamDB int, err error)
 	// Apply runs one command of the master's stream as the master client
 	// (no reply, no propagation to this server's own write stream: see
 	// Primary.Feed). db is the database it runs in; SELECT, MULTI and
@@ -437,7 +439,8 @@ func (r *Replica) fullSync(br *bufio.Reader, readLine func() (string, error), id
 	if r.cb.Load == nil {
 		return errors.New("repl: no Load callback")
 	}
-	if err := r.cb.Load(body); err != nil {
+	streamDB, err := r.cb.Load(body)
+	if err != nil {
 		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from socket: %v", err)
 	}
 	// What Load left unread must still be consumed up to the RDB's end.
@@ -454,7 +457,7 @@ func (r *Replica) fullSync(br *bufio.Reader, readLine func() (string, error), id
 	p.createBacklogLocked()
 	p.seldb = -1
 	r.reploff, r.readOff = off, off
-	r.db = 0
+	r.db = streamDB
 	r.state = replConnected
 	r.everConnected = true
 	r.lastIO = p.now()
