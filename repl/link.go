@@ -103,6 +103,16 @@ func (l *Link) Replconf(args [][]byte) []byte {
 	if len(args)%2 == 0 {
 		return []byte(replySyntax)
 	}
+	p := l.p
+	p.mu.Lock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			p.mu.Unlock()
+		}
+	}
+	defer unlock()
 	for j := 1; j < len(args); j += 2 {
 		opt, val := strings.ToLower(string(args[j])), args[j+1]
 		switch opt {
@@ -126,14 +136,14 @@ func (l *Link) Replconf(args [][]byte) []byte {
 				l.capaPSYNC2 = true
 			}
 		case "ack":
+			unlock()
 			if off, ok := parseInt(val); ok {
-				l.p.ack(l, off)
+				p.ack(l, off)
 			}
 			return nil
 		case "getack":
-			l.p.mu.Lock()
-			r := l.p.replica
-			l.p.mu.Unlock()
+			r := p.replica
+			unlock()
 			if r != nil {
 				r.sendAck()
 			}

@@ -334,3 +334,60 @@ func TestCronPingAndOutputLimit(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// SYNC (before PSYNC) gets the RDB with no +FULLRESYNC line; a replica
+// whose link is down refuses to serve; over the hard output limit a
+// replica is dropped at once.
+func TestSyncNoMasterLinkHardLimit(t *testing.T) {
+	p, _ := testPrimary(t, func(c *Config) { c.OutputHard = 1000 })
+	c := &fakeConn{}
+	l := p.NewLink(c)
+	if r := l.Sync(bs([]string{"SYNC"})); r != nil {
+		t.Fatalf("SYNC: %q", r)
+	}
+	waitFor(t, "online", func() bool { p.mu.Lock(); defer p.mu.Unlock(); return l.state == stateOnline })
+	if got := c.text(); got != "$7\r\nRDBDATA" {
+		t.Fatalf("SYNC sent %q", got)
+	}
+	c.mu.Lock()
+	c.pending = 1000 // at the limit: Redis drops at >= hard
+	c.mu.Unlock()
+	p.Feed(0, cmd("SET", "k", "0123456789"))
+	waitFor(t, "drop over the hard limit", c.isClosed)
+
+	p.mu.Lock()
+	p.replica = &Replica{p: p, state: replConnecting}
+	p.mu.Unlock()
+	if got := string(p.NewLink(&fakeConn{}).Sync(bs([]string{"PSYNC", "?", "-1"}))); got != "-NOMASTERLINK Can't SYNC while not connected with my master\r\n" {
+		t.Fatalf("PSYNC on a replica without link: %q", got)
+	}
+	off := p.Offset()
+	p.Feed(0, cmd("SET", "k", "v"))
+	if p.Offset() != off {
+		t.Fatal("a replica's Primary must ignore Feed")
+	}
+}
+
+// INFO replication's lines and ROLE on a master with one replica.
+func TestInfoAndRole(t *testing.T) {
+	p, clk := testPrimary(t, func(c *Config) { c.MinReplicas = 1 })
+	l, _ := attach(t, p, []string{"psync2"}, "?", "-1")
+	l.Replconf(bs([]string{"REPLCONF", "ACK", "0"}))
+	p.Feed(0, cmd("SET", "k", "v"))
+	clk.advance(2 * time.Second)
+	in := p.Info()
+	got := string(in.Append(nil))
+	want := "role:master\r\nconnected_slaves:1\r\nmin_slaves_good_slaves:1\r\n" +
+		"slave0:ip=10.0.0.7,port=6380,state=online,offset=0,lag=2\r\n" +
+		"master_failover_state:no-failover\r\nmaster_replid:" + p.ReplID() + "\r\n" +
+		"master_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:50\r\n" +
+		"second_repl_offset:-1\r\nrepl_backlog_active:1\r\nrepl_backlog_size:64\r\n" +
+		"repl_backlog_first_byte_offset:1\r\nrepl_backlog_histlen:50\r\n"
+	if got != want {
+		t.Fatalf("INFO\n%q\nwant\n%q", got, want)
+	}
+	ro := p.Role()
+	if !ro.Master || ro.Offset != 50 || len(ro.Replicas) != 1 || ro.Replicas[0] != (RoleReplica{"10.0.0.7", 6380, 0}) {
+		t.Fatalf("ROLE %+v", ro)
+	}
+}
