@@ -391,3 +391,26 @@ func TestInfoAndRole(t *testing.T) {
 		t.Fatalf("ROLE %+v", ro)
 	}
 }
+
+// A master restarted from an RDB that recorded its replication position
+// lets its replicas continue: the recorded ID is its ID2 up to offset+1.
+func TestRestoreHistory(t *testing.T) {
+	p, _ := testPrimary(t, nil)
+	old := strings.Repeat("c", 40)
+	p.RestoreHistory(Cut{Offset: 1000, ReplID: old, StreamDB: 2}, false)
+	_, c := attach(t, p, []string{"psync2"}, old, "1001")
+	if got := c.text(); got != "+CONTINUE "+p.ReplID()+"\r\n" {
+		t.Fatalf("%q", got)
+	}
+	if info, ok := p.SaveInfo(); !ok || info.Offset != 1000 || info.ReplID != p.ReplID() || info.StreamDB != 0 {
+		t.Fatalf("SaveInfo %+v %v", info, ok)
+	}
+	p.Feed(4, cmd("SET", "k", "v"))
+	if info, _ := p.SaveInfo(); info.StreamDB != 4 {
+		t.Fatalf("stream db %d", info.StreamDB)
+	}
+	fresh, _ := testPrimary(t, nil)
+	if _, ok := fresh.SaveInfo(); ok {
+		t.Fatal("a master without backlog records no replication info")
+	}
+}

@@ -24,6 +24,12 @@ type ReplicaOptions struct {
 	// the port this server listens on.
 	ListeningPort int
 	AnnounceIP    string // replica-announce-ip ("" = not sent)
+	// AtStartup is the replicaof directive read at start-up: this server
+	// has no history of its own to offer (PSYNC ? -1) unless
+	// RestoreHistory gave it one from the RDB it loaded. Without it, a
+	// master turning replica offers its own history (REPLICAOF at run
+	// time).
+	AtStartup bool
 	// Dial opens the connection; nil is a TCP dial bounded by
 	// repl-timeout. A TLS replication link dials here.
 	Dial func(addr string, timeout time.Duration) (net.Conn, error)
@@ -107,7 +113,7 @@ func (p *Primary) StartReplica(o ReplicaOptions, cb Callbacks) *Replica {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if old == nil {
+	if old == nil && !o.AtStartup {
 		p.cached = &cachedState{replid: p.replid, off: p.offset, db: -1}
 	}
 	r := &Replica{p: p, o: o, cb: cb, state: replConnect, db: 0,
@@ -121,6 +127,53 @@ func (p *Primary) StartReplica(o ReplicaOptions, cb Callbacks) *Replica {
 	p.replica = r
 	go r.run()
 	return r
+}
+
+// RestoreHistory takes the replication position an RDB loaded at start-up
+// recorded (its repl-id, repl-offset and repl-stream-db AUX fields), as
+// Redis's loadDataFromDisk: a server about to be a replica
+// (asReplica: the replicaof directive) offers it in its first PSYNC; a
+// master keeps it as its secondary ID, valid up to offset+1, with a
+// backlog from there, so its replicas may continue after its restart.
+func (p *Primary) RestoreHistory(c Cut, asReplica bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(c.ReplID) != 40 || c.Offset < 0 || c.StreamDB < 0 {
+		return
+	}
+	if asReplica {
+		p.replid = c.ReplID
+		p.offset = c.Offset
+		p.cached = &cachedState{replid: c.ReplID, off: c.Offset, db: c.StreamDB}
+		return
+	}
+	p.replid2 = c.ReplID
+	p.secondOffset = c.Offset + 1
+	p.offset = c.Offset
+	p.createBacklogLocked()
+	p.noLinksSince = p.now()
+}
+
+// SaveInfo is what a SAVE or BGSAVE records in the RDB's AUX fields
+// (rdbPopulateSaveInfo): ok is false when there is no replication
+// history worth recording (a master without backlog, a replica that
+// never synced).
+func (p *Primary) SaveInfo() (c Cut, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c = Cut{Offset: p.offset, ReplID: p.replid}
+	switch {
+	case p.replica == nil && p.backlog != nil:
+		c.StreamDB = p.streamDBLocked()
+		return c, true
+	case p.replica != nil && p.replica.state == replConnected:
+		c.StreamDB = p.replica.db
+		return c, true
+	case p.cached != nil && p.cached.db >= 0:
+		c.StreamDB = p.cached.db
+		return c, true
+	}
+	return Cut{}, false
 }
 
 // Stop is REPLICAOF NO ONE: the link ends and this server becomes a
