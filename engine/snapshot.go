@@ -114,9 +114,20 @@ func (s *shard) capture() {
 // the walk (the remaining captures are then dropped). The caller must not
 // be inside the gate; only one snapshot runs at a time.
 func (e *Engine) Snapshot(begin func(keysPerDB []int), visit func(it *SnapItem) error) error {
+	return e.SnapshotCut(nil, begin, visit)
+}
+
+// SnapshotCut is Snapshot calling cut (when not nil) at the barrier's
+// instant, with no command of either protocol running: what cut marks —
+// an AOF rotated to a new incr file, a replica's place in the write
+// stream — is exactly the point the snapshot shows.
+func (e *Engine) SnapshotCut(cut func(), begin func(keysPerDB []int), visit func(it *SnapItem) error) error {
 	snap := &snapshot{captured: make([]atomic.Pointer[shardCapture], len(e.shards))}
 	keys := make([]int, e.databases)
 	e.gate.Exclusive(func() {
+		if cut != nil {
+			cut()
+		}
 		snap.now = e.clock.NowMs()
 		for i := range e.shards {
 			s := &e.shards[i]

@@ -118,14 +118,16 @@ func (l *Log) Removed(db int, key []byte, evicted bool) {
 }
 
 // Emit feeds ops — one command's effects — and empties it: several are
-// wrapped in MULTI … EXEC, the MULTI in the first op's database.
-func (l *Log) Emit(ops *Ops) {
+// wrapped in MULTI … EXEC, the MULTI in the first op's database. It
+// reports whether it fed anything, so the caller calls Sync before the
+// replies go out.
+func (l *Log) Emit(ops *Ops) bool {
 	if len(ops.ends) == 0 {
-		return
+		return false
 	}
 	defer ops.Reset()
 	if !l.Active() {
-		return
+		return false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -140,6 +142,28 @@ func (l *Log) Emit(ops *Ops) {
 	}
 	if wrap {
 		l.feed(ops.dbs[len(ops.dbs)-1], exec)
+	}
+	return true
+}
+
+// Syncer is a sink that holds replies back: the AOF, which writes (and
+// under appendfsync always fsyncs) what it was fed before the replies of
+// those writes are sent.
+type Syncer interface{ Sync() }
+
+// Sync tells every Syncer sink that replies are about to go out for
+// writes fed so far. A front-end calls it once per batch that fed
+// something, outside the order lock: one write and sync then serves
+// every loop's batch (group commit).
+func (l *Log) Sync() {
+	p := l.sinks.Load()
+	if p == nil {
+		return
+	}
+	for _, s := range *p {
+		if sy, ok := s.(Syncer); ok {
+			sy.Sync()
+		}
 	}
 }
 

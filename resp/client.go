@@ -112,6 +112,11 @@ type Client struct {
 	writes   engine.WriteCounter
 	writesTo *engine.WriteCounter
 	ordered  bool
+	emitted  bool // the running batch fed the stream: syncStream before replying
+	// obeys: the client replays commands accepted once already (the AOF
+	// at start, a master's stream: replay.go), which no OOM, MISCONF or
+	// pause refuses, as Redis's loader and master client.
+	obeys bool
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -219,6 +224,7 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 		}
 	}
 	c.events.Flush() // events of a blocking command that finished
+	c.syncStream()   // the AOF has the batch's writes before its replies go (effects.go)
 	c.fe.stats.netInput.Add(c.stripe, int64(consumed))
 	c.fe.stats.netOutput.Add(c.stripe, int64(len(c.w.Buf)-len(out)))
 	return consumed, c.w.Buf, c.closeAfter
@@ -305,7 +311,7 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
-	if c.makeRoom() && c.refusedOnOOM(cmd) {
+	if !c.obeys && c.makeRoom() && c.refusedOnOOM(cmd) {
 		c.reject(cmd, ErrOOM)
 		return
 	}
@@ -315,7 +321,7 @@ func (c *Client) exec(args [][]byte) {
 			return
 		}
 	}
-	if (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0 || scriptMayWrite(fe, cmd, args)) && fe.persist.WritesRefused() {
+	if !c.obeys && (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0 || scriptMayWrite(fe, cmd, args)) && fe.persist.WritesRefused() {
 		c.reject(cmd, ErrMisconf)
 		return
 	}
@@ -326,7 +332,7 @@ func (c *Client) exec(args [][]byte) {
 	if c.ps != nil && c.monitorDenied(cmd) { // MONITOR (cmd_monitor.go)
 		return
 	}
-	if c.pausedFor(cmd, args) { // CLIENT PAUSE (cmd_pause.go)
+	if !c.obeys && c.pausedFor(cmd, args) { // CLIENT PAUSE (cmd_pause.go)
 		return
 	}
 	if c.tx != nil && cmd.Internal&RunsInMulti == 0 {

@@ -392,8 +392,8 @@ func (c *Client) runExclusive(h *scriptHost, function bool, run func(scripting.R
 			})
 		}
 		run(scriptReply{out, c}, started)
-		if h.c.fx != c.fx {
-			fe.stream.Emit(&h.c.fx.ops) // inside the section (effects.go)
+		if h.c.fx != c.fx && fe.stream.Emit(&h.c.fx.ops) { // inside the section (effects.go)
+			fe.stream.Sync() // before the reply, which may be sent from another goroutine
 		}
 		mu.Lock()
 		running = false

@@ -44,8 +44,17 @@ func (c *Client) orderCommand() bool {
 // if the client still holds it (see releaseOrder).
 func (c *Client) endOrdered() {
 	if c.ordered {
-		c.fe.stream.Emit(&c.fx.ops)
+		c.emitted = c.fe.stream.Emit(&c.fx.ops) || c.emitted
 		c.releaseOrder()
+	}
+}
+
+// syncStream, at the end of a batch that fed the stream, lets the AOF
+// write (and sync) those effects before the batch's replies go out.
+func (c *Client) syncStream() {
+	if c.emitted {
+		c.emitted = false
+		c.fe.stream.Sync()
 	}
 }
 

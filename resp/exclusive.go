@@ -30,7 +30,7 @@ func (c *Client) exclusive(fn func()) {
 	}()
 	gate.Exclusive(func() {
 		fn()
-		c.fe.stream.Emit(&c.fx.ops) // the section's effects, before any other command's
+		c.emitted = c.fe.stream.Emit(&c.fx.ops) || c.emitted // the section's effects, before any other command's
 	})
 }
 

@@ -32,6 +32,8 @@ type FileOptions struct {
 	Functions [][]byte
 	// UsedMemory goes into the used-mem AUX field.
 	UsedMemory int64
+	// Cut, when set, runs at the dump's instant (engine.SnapshotCut).
+	Cut func()
 }
 
 // SaveResult describes a finished dump.
@@ -188,7 +190,7 @@ func write(w io.Writer, eng *engine.Engine, o FileOptions) (SaveResult, error) {
 	var res SaveResult
 	var keysPerDB []int
 	curDB := -1
-	err = eng.Snapshot(func(k []int) { keysPerDB = k }, func(it *engine.SnapItem) error {
+	err = eng.SnapshotCut(o.Cut, func(k []int) { keysPerDB = k }, func(it *engine.SnapItem) error {
 		if it.DB != curDB {
 			curDB = it.DB
 			if err := rw.SelectDB(it.DB, uint64(keysPerDB[it.DB]), 0); err != nil {

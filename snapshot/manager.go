@@ -3,7 +3,9 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"sync"
 	"time"
@@ -155,16 +157,39 @@ func (m *Manager) begin() bool {
 	return true
 }
 
-// run writes the dump and records the outcome.
-func (m *Manager) run(background bool) error {
-	start := time.Now()
+// fileOptions are the dump's options from the configuration, with cut.
+func (m *Manager) fileOptions(cut func()) FileOptions {
 	var fns [][]byte
 	if m.functions != nil {
 		fns = m.functions()
 	}
-	res, err := WriteFile(m.eng, m.Path(), FileOptions{Compress: m.cfg.RDBCompression(), Checksum: m.cfg.RDBChecksum(),
+	return FileOptions{Compress: m.cfg.RDBCompression(), Checksum: m.cfg.RDBChecksum(),
 		IncrementalFsync: m.cfg.RDBSaveIncrementalFsync(),
-		Functions:        fns, UsedMemory: m.eng.UsedMemory()})
+		Functions:        fns, UsedMemory: m.eng.UsedMemory(), Cut: cut}
+}
+
+// WriteRDB streams a point-in-time dump of the keyspace to w, as SAVE
+// writes the file, calling cut at its instant: an AOF's base, a
+// replica's full sync. It is not a save: INFO's save facts do not move.
+func (m *Manager) WriteRDB(w io.Writer, cut func()) (SaveResult, error) {
+	return write(w, m.eng, m.fileOptions(cut))
+}
+
+// ReadRDB loads a dump from r, reading exactly the dump (an AOF base's
+// RDB preamble is followed by commands), into a keyspace holding what
+// onto says: an AOF base, a replica's full sync.
+func (m *Manager) ReadRDB(r io.Reader, onto Onto) (LoadResult, error) {
+	res, err := load(r, m.eng, LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto}, math.MaxInt32)
+	if err != nil && onto == OntoEmpty {
+		m.eng.FlushAll()
+	}
+	return res, err
+}
+
+// run writes the dump and records the outcome.
+func (m *Manager) run(background bool) error {
+	start := time.Now()
+	res, err := WriteFile(m.eng, m.Path(), m.fileOptions(nil))
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.saving = false
