@@ -61,7 +61,6 @@ const (
 	inertDefrag           = "Tandem has no active defragmenter: its arenas compact themselves"
 	inertMaxMemoryClients = "Tandem does not evict clients for the memory they use"
 	inertSanitize         = "Tandem decodes a dump payload in full, so it is always checked, as 'yes'"
-	inertAOF              = "Tandem has no AOF (appendonly must be 'no'; persistence is RDB snapshots, see 'save')"
 	inertReplication      = "replication is not supported by Tandem"
 	inertCluster          = "cluster mode is not supported by Tandem"
 )

@@ -126,8 +126,6 @@ func TestSet(t *testing.T) {
 			map[string]string{"compression": "s2", "compression-min-size": "4096", "compression-min-saving": "35"}},
 		{[][2]string{{"compression-min-saving", "101"}},
 			"ERR CONFIG SET failed (possibly related to argument 'compression-min-saving') - argument must be between 0 and 100 inclusive", nil},
-		{[][2]string{{"appendonly", "yes"}},
-			"ERR CONFIG SET failed (possibly related to argument 'appendonly') - " + reasonAppendOnly, nil},
 		{[][2]string{{"requirepass", "s3cret"}}, "", map[string]string{"requirepass": "s3cret"}},
 	}
 	c := Default()
@@ -323,7 +321,7 @@ func TestValueForms(t *testing.T) {
 		t.Errorf("got  %v\nwant %v", got, want)
 	}
 	for _, args := range [][]string{{"--replicaof", "10.0.0.1", "6379"}, {"--cluster-enabled", "yes"},
-		{"--min-replicas-to-write", "1"}, {"--unixsocket", "/run/redis.sock"}, {"--appendonly", "yes"}} {
+		{"--min-replicas-to-write", "1"}, {"--unixsocket", "/run/redis.sock"}} {
 		if _, err := Load(args, nil); err == nil {
 			t.Errorf("Load(%q) accepted", args)
 		}

@@ -303,7 +303,7 @@ var table = [numDirectives]directive{
 	dRDBChecksum:             {name: "rdbchecksum", kind: kindBool, def: "yes"},
 	dRDBSaveIncrementalFsync: {name: "rdb-save-incremental-fsync", kind: kindBool, def: "yes"},
 	dStopWritesOnBgsaveError: {name: "stop-writes-on-bgsave-error", kind: kindBool, flags: mutable, def: "yes"},
-	dAppendOnly:              {name: "appendonly", kind: kindBool, flags: mutable, def: "no", check: onlyNo(reasonAppendOnly)},
+	dAppendOnly:              {name: "appendonly", kind: kindBool, flags: mutable, def: "no"},
 
 	// Process. pidfile is written by cmd/tandem at start and removed at exit.
 	dLogLevel: {name: "loglevel", kind: kindEnum, flags: mutable, def: "notice", enum: logLevelNames},
@@ -468,18 +468,18 @@ var table = [numDirectives]directive{
 	dLatencyTrackingInfoPercentiles: {name: "latency-tracking-info-percentiles", kind: kindSpecial, flags: mutable | multiArg, def: "50 99 99.9",
 		set: setLatencyPercentiles, get: getLatencyPercentiles},
 
-	// The append-only file: appendonly must be "no", so its tuning is inert.
-	dAppendFsync:                {name: "appendfsync", kind: kindEnum, flags: mutable, def: "everysec", enum: []string{"everysec", "always", "no"}, inert: inertAOF},
-	dAppendFilename:             {name: "appendfilename", kind: kindString, def: "appendonly.aof", checkStr: checkAOFName("appendfilename", "filename"), inert: inertAOF},
-	dAppendDirname:              {name: "appenddirname", kind: kindString, def: "appendonlydir", checkStr: checkAOFName("appenddirname", "dirname"), inert: inertAOF},
-	dNoAppendFsyncOnRewrite:     {name: "no-appendfsync-on-rewrite", kind: kindBool, flags: mutable, def: "no", inert: inertAOF},
-	dAutoAOFRewritePercentage:   {name: "auto-aof-rewrite-percentage", kind: kindInt, flags: mutable, def: "100", min: 0, max: intMax, inert: inertAOF},
-	dAutoAOFRewriteMinSize:      {name: "auto-aof-rewrite-min-size", kind: kindMemory, flags: mutable, def: "64mb", min: 0, max: longMax, inert: inertAOF},
-	dAOFLoadTruncated:           {name: "aof-load-truncated", kind: kindBool, flags: mutable, def: "yes", inert: inertAOF},
-	dAOFUseRDBPreamble:          {name: "aof-use-rdb-preamble", kind: kindBool, flags: mutable, def: "yes", inert: inertAOF},
-	dAOFTimestampEnabled:        {name: "aof-timestamp-enabled", kind: kindBool, flags: mutable, def: "no", inert: inertAOF},
-	dAOFRewriteIncrementalFsync: {name: "aof-rewrite-incremental-fsync", kind: kindBool, flags: mutable, def: "yes", inert: inertAOF},
-	dAOFDisableAutoGC:           {name: "aof-disable-auto-gc", kind: kindBool, flags: mutable, def: "no", inert: inertAOF},
+	// The append-only file (package aof, followed by services).
+	dAppendFsync:                {name: "appendfsync", kind: kindEnum, flags: mutable, def: "everysec", enum: []string{"everysec", "always", "no"}},
+	dAppendFilename:             {name: "appendfilename", kind: kindString, def: "appendonly.aof", checkStr: checkAOFName("appendfilename", "filename")},
+	dAppendDirname:              {name: "appenddirname", kind: kindString, def: "appendonlydir", checkStr: checkAOFName("appenddirname", "dirname")},
+	dNoAppendFsyncOnRewrite:     {name: "no-appendfsync-on-rewrite", kind: kindBool, flags: mutable, def: "no"},
+	dAutoAOFRewritePercentage:   {name: "auto-aof-rewrite-percentage", kind: kindInt, flags: mutable, def: "100", min: 0, max: intMax},
+	dAutoAOFRewriteMinSize:      {name: "auto-aof-rewrite-min-size", kind: kindMemory, flags: mutable, def: "64mb", min: 0, max: longMax},
+	dAOFLoadTruncated:           {name: "aof-load-truncated", kind: kindBool, flags: mutable, def: "yes"},
+	dAOFUseRDBPreamble:          {name: "aof-use-rdb-preamble", kind: kindBool, flags: mutable, def: "yes"},
+	dAOFTimestampEnabled:        {name: "aof-timestamp-enabled", kind: kindBool, flags: mutable, def: "no"},
+	dAOFRewriteIncrementalFsync: {name: "aof-rewrite-incremental-fsync", kind: kindBool, flags: mutable, def: "yes"},
+	dAOFDisableAutoGC:           {name: "aof-disable-auto-gc", kind: kindBool, flags: mutable, def: "no"},
 
 	// Replication: replicaof and min-replicas-to-write are refused (a
 	// server that is not the replica asked for, or accepts writes it was

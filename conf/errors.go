@@ -47,7 +47,6 @@ const (
 	reasonLogFile      = "Can't open the log file: %s"
 
 	// Tandem's own reasons, in the same style.
-	reasonAppendOnly   = "Tandem has no AOF: appendonly must be 'no' (persistence is RDB snapshots, see 'save')"
 	reasonUnixSocket   = "unix sockets are not supported by Tandem"
 	reasonReplicaOf    = "replication is not supported by Tandem: it would serve as a primary, not as the replica asked for"
 	reasonMinReplicas  = "replication is not supported by Tandem: no write can reach min-replicas-to-write replicas"

@@ -114,8 +114,40 @@ func (c *Config) StopWritesOnBgsaveError() bool {
 	return c.load().num[dStopWritesOnBgsaveError] != 0
 }
 
-// AppendOnly is always false: Tandem has no AOF.
+// AppendOnly keeps the append-only file.
 func (c *Config) AppendOnly() bool { return c.load().num[dAppendOnly] != 0 }
+
+// AppendFsync is appendfsync: "everysec", "always" or "no".
+func (c *Config) AppendFsync() string { return table[dAppendFsync].enum[c.load().num[dAppendFsync]] }
+
+// AppendFilename is the AOF files' base name.
+func (c *Config) AppendFilename() string { return c.load().str[dAppendFilename] }
+
+// AppendDirname is the AOF directory, inside dir.
+func (c *Config) AppendDirname() string { return c.load().str[dAppendDirname] }
+
+// NoAppendFsyncOnRewrite holds fsyncs back while a save or rewrite runs.
+func (c *Config) NoAppendFsyncOnRewrite() bool { return c.load().num[dNoAppendFsyncOnRewrite] != 0 }
+
+// AutoAOFRewritePercentage is the growth over the base that starts a
+// rewrite (0: never).
+func (c *Config) AutoAOFRewritePercentage() int64 { return c.load().num[dAutoAOFRewritePercentage] }
+
+// AutoAOFRewriteMinSize is the AOF size under which no automatic rewrite
+// starts.
+func (c *Config) AutoAOFRewriteMinSize() int64 { return c.load().num[dAutoAOFRewriteMinSize] }
+
+// AOFLoadTruncated loads an AOF whose tail was cut, dropping the tail.
+func (c *Config) AOFLoadTruncated() bool { return c.load().num[dAOFLoadTruncated] != 0 }
+
+// AOFUseRDBPreamble writes rewrite bases as RDB.
+func (c *Config) AOFUseRDBPreamble() bool { return c.load().num[dAOFUseRDBPreamble] != 0 }
+
+// AOFTimestampEnabled writes #TS: annotations.
+func (c *Config) AOFTimestampEnabled() bool { return c.load().num[dAOFTimestampEnabled] != 0 }
+
+// AOFDisableAutoGC keeps the history files a rewrite leaves.
+func (c *Config) AOFDisableAutoGC() bool { return c.load().num[dAOFDisableAutoGC] != 0 }
 
 // LogLevel is the minimum level logged.
 func (c *Config) LogLevel() LogLevel { return LogLevel(c.load().num[dLogLevel]) }

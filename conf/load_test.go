@@ -404,8 +404,6 @@ func TestLoadErrors(t *testing.T) {
 			"Reading the configuration file, at line 1 ({file})\n>>> 'notify-keyspace-events X'\nInvalid event class character. Use 'Ag$lshzxeKEtmdn'."},
 		{"dbfilename", "dbfilename a/b.rdb\n", nil, nil,
 			"Reading the configuration file, at line 1 ({file})\n>>> 'dbfilename a/b.rdb'\ndbfilename can't be a path, just a filename"},
-		{"appendonly", "appendonly yes\n", nil, nil,
-			"Reading the configuration file, at line 1 ({file})\n>>> 'appendonly yes'\n" + reasonAppendOnly},
 		{"unsupported", "loadmodule x.so\n", nil, nil,
 			"Reading the configuration file, at line 1 ({file})\n>>> 'loadmodule x.so'\n" + unsupportedDirectives["loadmodule"]},
 		{"rename one word", "rename-command get\n", nil, nil,

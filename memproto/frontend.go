@@ -46,6 +46,7 @@ type Frontend struct {
 	slow     *slowlog.Log      // the shared slow log (slowlog.go)
 	mon      *monitor.Feed     // MONITOR's feed (monitor.go)
 	stream   *propagate.Log    // the write stream: AOF, replicas (effects.go)
+	svc      *services.Services
 
 	startMs   int64 // engine clock when the front-end was made
 	stats     counters
@@ -85,6 +86,7 @@ func New(o Options) *Frontend {
 		slow:     o.Services.Slowlog,
 		mon:      o.Services.Monitor,
 		stream:   o.Services.Stream,
+		svc:      o.Services,
 		commands: commands,
 	}
 	f.initLatency(o.Services.CommandLatency)

@@ -9,7 +9,11 @@ package memproto
 // writeRefused reports whether r must be refused now: it may change data
 // (command.writes) and the snapshot manager refuses writes.
 func (fe *Frontend) writeRefused(r *Request) bool {
-	return fe.persist != nil && r.Cmd.writes(r) && fe.persist.WritesRefused()
+	if fe.svc == nil || !r.Cmd.writes(r) {
+		return false
+	}
+	rdb, aofMsg := fe.svc.DiskError()
+	return rdb || aofMsg != ""
 }
 
 // refuseWrite answers a refused write. The error is sent whatever noreply

@@ -165,6 +165,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	go n.Services.Engine.RunActiveExpiry(ctx, cfg.Hz())
 	go n.Redis.SampleMemoryEvery(ctx, 100*time.Millisecond) // used_memory_peak
 	go persist.Run(ctx)                                     // save rules
+	go n.Services.AppendOnly.Run(ctx)                       // scheduled and automatic AOF rewrites
 	go n.mem.followHeap(ctx)                                // GOGC's floor of headroom
 
 	errc := make(chan error, 1)
@@ -215,6 +216,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	if err := n.Server.Stop(stopCtx); err != nil {
 		log.Warn("stopping the server", "err", err)
 	}
+	n.Services.AppendOnly.Close() // every write in it, synced
 	log.Info("Tandem is now ready to exit, bye bye...")
 	return 0
 }
@@ -227,6 +229,14 @@ func (n *Node) loadDump() error {
 	cfg, persist := n.cfg, n.Services.Persist
 	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
 		return fmt.Errorf("cannot create the data directory (dir) %s: %w", cfg.Dir(), err)
+	}
+	// With appendonly yes the AOF is the data, as in Redis: the dump is
+	// not read.
+	if loaded, err := n.Services.AppendOnly.LoadAtStart(n.Redis.NewReplay()); loaded || err != nil {
+		if err != nil {
+			return fmt.Errorf("cannot load the append only file; refusing to start: %w", err)
+		}
+		return nil
 	}
 	_, err := persist.LoadAtStart()
 	if err == nil {

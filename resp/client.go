@@ -321,9 +321,11 @@ func (c *Client) exec(args [][]byte) {
 			return
 		}
 	}
-	if !c.obeys && (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0 || scriptMayWrite(fe, cmd, args)) && fe.persist.WritesRefused() {
-		c.reject(cmd, ErrMisconf)
-		return
+	if !c.obeys && (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0 || scriptMayWrite(fe, cmd, args)) {
+		if msg := fe.diskError(); msg != "" {
+			c.reject(cmd, msg)
+			return
+		}
 	}
 	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {
 		c.reject(cmd, fe.busyError())

@@ -17,6 +17,7 @@ func persistenceCommands() []*Command {
 	return []*Command{
 		{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Synchronously save the dataset to disk", Run: cmdSave},
 		{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Asynchronously save the dataset to disk", Run: cmdBGSave},
+		{Name: "bgrewriteaof", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Asynchronously rewrite the append-only file", Run: cmdBGRewriteAOF},
 		{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Synchronously save the dataset to disk and then shut down the server", Run: cmdShutdown},
 	}
 }
@@ -59,6 +60,18 @@ func cmdBGSave(c *Client, args [][]byte) {
 		schedule = true
 	}
 	status, err := c.fe.persist.BGSave(schedule)
+	if err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.w.Status(status)
+}
+
+// cmdBGRewriteAOF is BGREWRITEAOF: a rewrite of the AOF from the
+// keyspace's point-in-time capture (services.AppendOnly), in the
+// background, or scheduled after a running BGSAVE.
+func cmdBGRewriteAOF(c *Client, _ [][]byte) {
+	status, err := c.fe.svc.AppendOnly.BGRewrite()
 	if err != nil {
 		c.w.Error(err.Error())
 		return

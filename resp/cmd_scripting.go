@@ -314,8 +314,8 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	if h.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
 		return refuse(errScriptReadOnly)
 	}
-	if cmd.Flags&FlagWrite != 0 && !h.wroteLocally && fe.persist.WritesRefused() { // scriptVerifyWriteCommandAllow
-		return refuse("-" + ErrMisconf)
+	if msg := fe.diskError(); cmd.Flags&FlagWrite != 0 && !h.wroteLocally && msg != "" { // scriptVerifyWriteCommandAllow
+		return refuse("-" + msg)
 	}
 	if !h.allowOOM && !h.wroteLocally && h.oomAtStart && cmd.Flags&FlagDenyOOM != 0 && fe.cfg.MaxMemory() > 0 {
 		return refuse(errScriptOOM)

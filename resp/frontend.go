@@ -82,6 +82,7 @@ type Frontend struct {
 
 	persist      *snapshot.Manager // SAVE, BGSAVE, save rules (cmd_persistence.go)
 	stream       *propagate.Log    // the write stream: AOF, replicas (effects.go)
+	svc          *services.Services
 	scriptEngine *scripting.Engine // EVAL, FUNCTION (cmd_scripting.go)
 	shutdown     func()
 
@@ -137,6 +138,7 @@ func New(o Options) *Frontend {
 		cmdLatency: svc.CommandLatency}
 	f.mon = svc.Monitor
 	f.stream = svc.Stream
+	f.svc = svc
 	f.tracking.SetLookup(f.lookupTrackingConn) // REDIRECT targets are Redis connections
 	table, err := NewTableRenamed(svc.Config.CommandRenames(conf.PortRedis), commandFamilies()...)
 	if err != nil {

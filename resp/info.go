@@ -279,14 +279,45 @@ func (f *Frontend) infoPersistence(b *infoBuilder) {
 	b.field("rdb_last_cow_size", "0")
 	b.int("rdb_last_load_keys_expired", in.LastLoadExpired)
 	b.int("rdb_last_load_keys_loaded", in.LastLoadLoaded)
-	for _, kv := range [][2]string{
-		{"aof_enabled", "0"}, {"aof_rewrite_in_progress", "0"}, {"aof_rewrite_scheduled", "0"},
-		{"aof_last_rewrite_time_sec", "-1"}, {"aof_current_rewrite_time_sec", "-1"},
-		{"aof_last_bgrewrite_status", "ok"}, {"aof_rewrites", "0"},
-		{"aof_rewrites_consecutive_failures", "0"}, {"aof_last_write_status", "ok"},
-		{"aof_last_cow_size", "0"}, {"module_fork_in_progress", "0"}, {"module_fork_last_cow_size", "0"},
-	} {
-		b.field(kv[0], kv[1])
+	f.infoAOF(b)
+}
+
+// infoAOF is INFO persistence's AOF part, as Redis 7.0 prints it: the
+// sizes and buffers only while the AOF is on.
+func (f *Frontend) infoAOF(b *infoBuilder) {
+	a := f.svc.AppendOnly.Info()
+	st := a.Stats
+	okErr := func(ok bool) string {
+		if ok {
+			return "ok"
+		}
+		return "err"
+	}
+	lastRewrite, currentRewrite := int64(-1), int64(-1)
+	lastRewriteOK, lastWriteOK := true, true
+	if a.Enabled {
+		lastRewrite, currentRewrite = st.LastRewriteTimeSec, st.CurrentRewriteTimeSec
+		lastRewriteOK, lastWriteOK = st.LastBgrewriteOK, st.LastWriteOK
+	}
+	b.int("aof_enabled", int01(a.Enabled))
+	b.int("aof_rewrite_in_progress", int01(a.Rewriting))
+	b.int("aof_rewrite_scheduled", int01(a.Scheduled))
+	b.int("aof_last_rewrite_time_sec", lastRewrite)
+	b.int("aof_current_rewrite_time_sec", currentRewrite)
+	b.field("aof_last_bgrewrite_status", okErr(lastRewriteOK))
+	b.int("aof_rewrites", st.Rewrites)
+	b.int("aof_rewrites_consecutive_failures", st.RewriteFailures)
+	b.field("aof_last_write_status", okErr(lastWriteOK))
+	b.field("aof_last_cow_size", "0")
+	b.field("module_fork_in_progress", "0")
+	b.field("module_fork_last_cow_size", "0")
+	if a.Enabled {
+		b.int("aof_current_size", st.CurrentSize)
+		b.int("aof_base_size", st.BaseSize)
+		b.field("aof_pending_rewrite", "0")
+		b.int("aof_buffer_length", int64(st.BufferLength))
+		b.int("aof_pending_bio_fsync", st.PendingBioFsync)
+		b.int("aof_delayed_fsync", st.DelayedFsync)
 	}
 }
 

@@ -16,12 +16,22 @@ import "github.com/tandemkv/tandem/scripting"
 //     the MISCONF error, unless the script already wrote
 //     (scriptHost.Call).
 
+// diskError is the MISCONF reply writes get while persistence cannot
+// write — a failed BGSAVE's, or the AOF's (services.DiskError) — or "".
+func (f *Frontend) diskError() string {
+	rdb, aofMsg := f.svc.DiskError()
+	if rdb {
+		return ErrMisconf
+	}
+	return aofMsg
+}
+
 // scriptMayWrite reports whether args, a call of cmd, runs a script that
 // declared it may write: what Redis's evalGetCommandFlags and
 // fcallGetCommandFlags add CMD_WRITE for. It looks only while writes are
 // refused, so that EVAL does not hash its script twice when they are not.
 func scriptMayWrite(fe *Frontend, cmd *Command, args [][]byte) bool {
-	if !fe.persist.WritesRefused() {
+	if fe.diskError() == "" {
 		return false
 	}
 	flags, declared := declaredScriptFlags(fe, cmd, args)

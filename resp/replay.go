@@ -73,7 +73,7 @@ func (r *Replay) Apply(args [][]byte) error {
 		r.note = propagate.Note{}
 		if item, ok := memcachedItem(args, note); ok && c.tx == nil {
 			r.apply(func(c *Client) {
-				if _, err := c.db.RestoreKey(item, engine.RestoreOptions{Replace: true, Limits: services.EncodingLimits(c.fe.cfg)}); err == nil {
+				if _, err := c.db.Restore(item, services.EncodingLimits(c.fe.cfg)); err == nil {
 					c.fx.ops.AddAnnotated(c.db.Num(), propagate.AppendMemcachedNote(nil, note.Flags, note.CAS), args...)
 				}
 			})

@@ -3,6 +3,7 @@ package services
 import (
 	"strconv"
 
+	"github.com/tandemkv/tandem/aof"
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/latency"
@@ -153,4 +154,37 @@ func followLazyfree(stream *propagate.Log, cfg *conf.Config) {
 	apply(cfg)
 	cfg.OnChange("lazyfree-lazy-expire", apply)
 	cfg.OnChange("lazyfree-lazy-eviction", apply)
+}
+
+// followAppendOnly turns the AOF on and off with appendonly (on: from a
+// rewrite, as Redis's startAppendOnly) and applies its tuning
+// directives to the open log.
+func followAppendOnly(a *AppendOnly, cfg *conf.Config) {
+	cfg.OnChange("appendonly", func(c *conf.Config) {
+		if !c.AppendOnly() {
+			a.Stop()
+			return
+		}
+		go func() {
+			if err := a.Start(); err != nil {
+				a.s.Log.Warn("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation", "err", err)
+			}
+		}()
+	})
+	tune := func(c *conf.Config) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.log == nil {
+			return
+		}
+		a.log.SetFsync(fsyncOf(c))
+		a.sink.always.Store(fsyncOf(c) == aof.FsyncAlways)
+		a.log.SetNoFsyncOnRewrite(c.NoAppendFsyncOnRewrite())
+		a.log.SetTimestampEnabled(c.AOFTimestampEnabled())
+		a.log.SetUseRDBPreamble(c.AOFUseRDBPreamble())
+		a.log.SetDisableAutoGC(c.AOFDisableAutoGC())
+	}
+	for _, name := range []string{"appendfsync", "no-appendfsync-on-rewrite", "aof-timestamp-enabled", "aof-use-rdb-preamble", "aof-disable-auto-gc"} {
+		cfg.OnChange(name, tune)
+	}
 }

@@ -69,6 +69,9 @@ type Services struct {
 	// Stream is the write stream both front-ends and the engine feed and
 	// the AOF and replicas read (package propagate).
 	Stream *propagate.Log
+	// AppendOnly is the append-only file, a sink of Stream while
+	// appendonly is yes (appendonly.go).
+	AppendOnly *AppendOnly
 	// CommandLatency is every command's latency histogram, both
 	// protocols' (latency-tracking: INFO latencystats, LATENCY HISTOGRAM,
 	// exporters through EachCommand).
@@ -91,6 +94,8 @@ func New(o Options) *Services {
 	s.Stream = propagate.New()
 	s.Engine.SetEffectHook(s.Stream)
 	followLazyfree(s.Stream, s.Config)
+	s.AppendOnly = newAppendOnly(s)
+	followAppendOnly(s.AppendOnly, s.Config)
 	s.Scripts = scripting.NewEngine()
 	s.Scripts.SetMemoryCharge(s.Engine.ChargeMemory) // counted in used memory and against maxmemory, as Redis's
 	s.Persist = snapshot.New(snapshot.Options{Engine: s.Engine, Config: s.Config, Logger: s.Log,
@@ -137,4 +142,14 @@ func (s *Services) loadFunction(code []byte, replace bool) error {
 		return errors.New(msg)
 	}
 	return nil
+}
+
+// DiskError says why writes are refused while persistence cannot write:
+// rdb after a failed BGSAVE with stop-writes-on-bgsave-error (each
+// front-end words it), or the AOF's MISCONF reply; neither: none.
+func (s *Services) DiskError() (rdb bool, aofMsg string) {
+	if s.Persist.WritesRefused() {
+		return true, ""
+	}
+	return false, s.AppendOnly.WritesRefused()
 }
