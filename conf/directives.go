@@ -103,6 +103,8 @@ const (
 	dMemcachedMaxPendingOutput
 	dMemcachedEnableShutdown
 	dMemcachedDisableFlushAll
+	dMemcachedDisableWatch
+	dMemcachedWatcherLogbufSize
 	dMemcachedBindingProtocol
 	dStartEmptyOnBadDump
 	dCompression
@@ -331,6 +333,10 @@ var table = [numDirectives]directive{
 	dMemcachedMaxPendingOutput: {name: "memcached-max-pending-output", kind: kindMemory, flags: mutable, def: "4mb", min: 0, max: longMax},
 	dMemcachedEnableShutdown:   {name: "memcached-enable-shutdown", kind: kindBool, def: "no"},   // memcached -A
 	dMemcachedDisableFlushAll:  {name: "memcached-disable-flush-all", kind: kindBool, def: "no"}, // memcached -F
+	dMemcachedDisableWatch:     {name: "memcached-disable-watch", kind: kindBool, def: "no"},     // memcached -W
+	// memcached -o watcher_logbuf_size (its default, 256 KiB): each watch
+	// connection's buffer of lines it has not read (package mclog).
+	dMemcachedWatcherLogbufSize: {name: "memcached-watcher-logbuf-size", kind: kindMemory, def: "262144", min: 1 << 10, max: 1 << 30},
 	// memcached -B: which protocols the memcached port speaks, decided per
 	// connection by its first byte under auto; applies to new connections.
 	dMemcachedBindingProtocol: {name: "memcached-binding-protocol", kind: kindEnum, flags: mutable, def: "auto", enum: bindingProtocolNames},

@@ -94,7 +94,9 @@
 //   - Tandem's own directives: memcached-port, memcached-tls-port, item-size-max (memcached -I;
 //     1mb is 1048576), memcached-max-line, memcached-max-pending-output,
 //     memcached-enable-shutdown (memcached -A),
-//     memcached-disable-flush-all (memcached -F), memcached-binding-protocol
+//     memcached-disable-flush-all (memcached -F), memcached-disable-watch
+//     (memcached -W), memcached-watcher-logbuf-size (memcached -o
+//     watcher_logbuf_size), memcached-binding-protocol
 //     (memcached -B), memcached-rename-command,
 //     compression (none|s2|zstd), compression-min-size,
 //     compression-min-saving (percent, default 20), the Prometheus

@@ -212,6 +212,17 @@ func (c *Config) MemcachedDisableFlushAll() bool {
 	return c.load().num[dMemcachedDisableFlushAll] != 0
 }
 
+// MemcachedDisableWatch refuses memcached's watch (memcached -W).
+func (c *Config) MemcachedDisableWatch() bool {
+	return c.load().num[dMemcachedDisableWatch] != 0
+}
+
+// MemcachedWatcherLogbufSize is a watch connection's buffer, in bytes
+// (memcached's watcher_logbuf_size).
+func (c *Config) MemcachedWatcherLogbufSize() int64 {
+	return c.load().num[dMemcachedWatcherLogbufSize]
+}
+
 // Compression is the algorithm for values of at least CompressionMinSize.
 func (c *Config) Compression() Compression { return Compression(c.load().num[dCompression]) }
 

@@ -316,7 +316,7 @@ func TestRedisDifferentialConfigGet(t *testing.T) {
 	rc := startRedis(t)
 	c := mustLoad(t, []string{"--save", "", "--bind", "127.0.0.1"}, nil) // as startRedis runs redis
 	tandemOnly := map[string]bool{"memcached-port": true, "memcached-tls-port": true, "item-size-max": true, "memcached-max-line": true, "memcached-max-pending-output": true,
-		"memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "memcached-binding-protocol": true, "start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true, "log-format": true, "compression-min-saving": true,
+		"memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "memcached-disable-watch": true, "memcached-watcher-logbuf-size": true, "memcached-binding-protocol": true, "start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true, "log-format": true, "compression-min-saving": true,
 		"metrics-port": true, "metrics-bind": true, "metrics-password": true,
 		"set-max-listpack-entries": true, "set-max-listpack-value": true,
 		"port": true, "dir": true, "logfile": true, // port, dir, logfile: set differently by startRedis
@@ -524,7 +524,7 @@ func TestRedisDifferentialAllDirectives(t *testing.T) {
 	c := mustLoad(t, []string{"--save", ""}, nil) // as startRedis runs redis
 	tandemOnly := map[string]bool{"memcached-port": true, "memcached-tls-port": true, "item-size-max": true,
 		"memcached-max-line": true, "memcached-max-pending-output": true, "memcached-enable-shutdown": true,
-		"memcached-disable-flush-all": true, "memcached-binding-protocol": true, "start-empty-on-bad-dump": true, "compression": true, "log-format": true,
+		"memcached-disable-flush-all": true, "memcached-disable-watch": true, "memcached-watcher-logbuf-size": true, "memcached-binding-protocol": true, "start-empty-on-bad-dump": true, "compression": true, "log-format": true,
 		"compression-min-size": true, "compression-min-saving": true,
 		"metrics-port": true, "metrics-bind": true, "metrics-password": true,
 		"set-max-listpack-entries": true, "set-max-listpack-value": true} // redis 7.2's

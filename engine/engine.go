@@ -63,6 +63,8 @@ type Engine struct {
 	hooks  changeHooks // client-side caching's change hook (track.go)
 	// effects hears of the keys the engine removes on its own (effects.go).
 	effects atomic.Pointer[effectBox]
+	// evictHook hears of evictions (evicthook.go): memcached's watch.
+	evictHook evictHookPtr
 }
 
 // counters are the keyspace statistics INFO and memcached stats report.

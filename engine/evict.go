@@ -618,6 +618,7 @@ func (e *Engine) evictCandidate(cfg *Eviction, c candidate) bool {
 	if !en.fetched() {
 		e.stats.evictedUnfetched.Add(1)
 	}
+	e.reportEvicted(s, c.shard, en)
 	s.remove(slot, h)
 	// Evictions make dead space fast and are there to free memory:
 	// compact sooner than after other removals.

@@ -103,6 +103,9 @@ type KeyInfo struct {
 	// Fetched is memcached's fetched bit: the value was read since it was
 	// written (fetched.go).
 	Fetched bool
+	// Len is a string's length as a reader sees it (decompressed); 0 for
+	// other types.
+	Len int
 	// Value is a string's value, for OBJECT REFCOUNT's shared-integer
 	// check; nil for other types, and for a value stored compressed (never
 	// an integer: compress.go), which Info does not decompress. Immutable
@@ -126,6 +129,9 @@ func (d DB) Info(key []byte) (KeyInfo, bool) {
 		info.CAS = d.e.casOf(&s.shardData, en)
 	}
 	info.Fetched = en.fetched()
+	if en.typ == TypeString {
+		info.Len = s.plainSize(en)
+	}
 	if en.typ == TypeString && en.codec() == CodecNone {
 		info.Value = r.value
 		en.bits |= entryShared // the record's bytes (arena.go)

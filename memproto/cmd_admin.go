@@ -26,10 +26,7 @@ func adminCommands() []*command {
 		{name: "slabs", run: (*session).slabs},
 		{name: "lru_crawler", run: (*session).lruCrawler},
 		{name: "lru", minTokens: 3, run: (*session).lru},
-		{name: "watch", run: func(s *session, r *Request) {
-			r.NoReply = r.isNoReply(r.nt - 2)
-			s.line(r, errWatchDenied)
-		}},
+		{name: "watch", run: (*session).watchCmd},
 		{name: "extstore", minTokens: 3, run: func(s *session, r *Request) {
 			r.NoReply = r.isNoReply(r.nt - 2)
 			s.line(r, errUnknown)

@@ -265,6 +265,7 @@ func (s *session) metaSet(r *Request) {
 	} else {
 		st, newCAS, err = fe.storeItem(r.Key, r.Data, op, m.ClientFlags, exptime, casArg)
 	}
+	s.logStore(r.Key, r.Data, op, exptime, st, err)
 	if err != nil {
 		s.out = append(s.out, fe.storeError(r.Key, true, err)...)
 		s.crlf()

@@ -2,6 +2,7 @@ package memproto
 
 import (
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/mclog"
 )
 
 // The classic text protocol: retrieval, storage, arithmetic, delete, touch.
@@ -102,6 +103,9 @@ func (s *session) retrieve(r *Request, variant int) {
 			}
 		}
 		fe.prefixes.recordGet(key, ok)
+		if fe.log.Wants(mclog.Fetchers) {
+			s.logGet(key, ok, len(it.Value))
+		}
 		if ok {
 			if !drop {
 				s.appendValue(key, &it, variant&retrWithCAS != 0)
@@ -142,6 +146,7 @@ func (s *session) store(r *Request, op storeOp) {
 	fe.stats.cmdSet.Add(1)
 	fe.prefixes.recordSet(r.Key)
 	status, _, err := fe.storeItem(r.Key, r.Data, op, r.Flags, r.Exptime, r.CAS)
+	s.logStore(r.Key, r.Data, op, r.Exptime, status, err)
 	if err != nil {
 		s.line(r, fe.storeError(r.Key, op == opSet, err))
 		return

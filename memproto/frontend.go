@@ -10,6 +10,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/protect"
 	"github.com/tandemkv/tandem/latency"
+	"github.com/tandemkv/tandem/mclog"
 	"github.com/tandemkv/tandem/monitor"
 	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/server"
@@ -47,6 +48,7 @@ type Frontend struct {
 	mon      *monitor.Feed     // MONITOR's feed (monitor.go)
 	stream   *propagate.Log    // the write stream: AOF, replicas (effects.go)
 	svc      *services.Services
+	log      *mclog.Log // memcached's log stream, for watch (watch.go)
 
 	startMs   int64 // engine clock when the front-end was made
 	stats     counters
@@ -87,6 +89,7 @@ func New(o Options) *Frontend {
 		mon:      o.Services.Monitor,
 		stream:   o.Services.Stream,
 		svc:      o.Services,
+		log:      o.Services.MCLog,
 		commands: commands,
 	}
 	f.initLatency(o.Services.CommandLatency)
@@ -119,12 +122,13 @@ func (f *Frontend) NewSession(p server.Peer) server.Session {
 		f.stats.rejectedConns.Add(1) // and neither curr_connections nor total_connections
 		return s
 	}
-	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits(), cmds: f.commands}, stripe: uint8(p.ID())}
+	s := &session{fe: f, peer: p, parser: Parser{lim: f.limits(), cmds: f.commands}, stripe: uint8(p.ID()), closeReason: mclog.CloseNormal}
 	s.user.Store(f.userFor())
 	s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
 	f.sessions.Store(p.ID(), s)
 	f.stats.currConns.Add(1)
 	f.stats.totalConns.Add(1)
+	s.logConnNew()
 	return s
 }
 

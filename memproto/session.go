@@ -2,8 +2,11 @@ package memproto
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/mclog"
 	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/users"
@@ -75,11 +78,23 @@ type session struct {
 	// pauseParked: CLIENT PAUSE holds back a request and the session's
 	// wake-up is parked (pause.go).
 	pauseParked atomic.Bool
+
+	// watcher is set once the session watches the log (watch.go); then
+	// it serves nothing else. watchTimer and watchDelay look again at a
+	// socket that has not taken the last lines yet.
+	watcher    *mclog.Watcher
+	watchTimer *time.Timer
+	watchDelay time.Duration
+	// closeReason is what conn_close shows when the connection goes.
+	closeReason mclog.CloseReason
 }
 
 // Serve implements server.Session: it runs every complete request in in,
 // pipelined requests included, and appends their replies to out.
 func (s *session) Serve(in, out []byte) (int, []byte, bool) {
+	if s.watcher != nil {
+		return s.serveWatch(in, out)
+	}
 	// Inside the engine's gate, so an EXEC or a script of a Redis client
 	// never sees a memcached write in its middle. memcached has no BUSY
 	// reply: while a busy script holds the keyspace, requests wait unread
@@ -163,6 +178,7 @@ func (s *session) serveText(in []byte) (int, bool) {
 			// memcached closes at once: replies not yet written are lost.
 			s.cull()
 			s.closing = true
+			s.closeReason = mclog.CloseError
 			pos = len(in)
 			break
 		}
@@ -179,6 +195,10 @@ func (s *session) serveText(in []byte) (int, bool) {
 		}
 		s.resume = multigetResume{}
 		pos += n
+		if s.watcher != nil {
+			pos = len(in) // what follows watch is never run (watch.go)
+			break
+		}
 	}
 	return pos, parsed
 }
@@ -196,6 +216,8 @@ func (s *session) swallowInput(in []byte, pos int) (int, bool) {
 
 // Closed implements server.Session.
 func (s *session) Closed() {
+	s.stopWatching()
+	s.logConnClose()
 	s.fe.sessions.Delete(s.peer.ID())
 	s.fe.stats.currConns.Add(-1)
 }
@@ -221,6 +243,7 @@ func (s *session) exec(r *Request) {
 			s.fe.eng.FreeMemory()
 		}
 		keys, before := s.beforeWrite(r) // the write stream (effects.go)
+		s.logLookup(r)                   // watch fetchers (watch.go)
 		r.Cmd.run(s, r)
 		s.afterWrite(keys, before)
 		flushes = r.Cmd.flushes
@@ -268,8 +291,13 @@ func (s *session) cull() { s.out = s.out[:s.flushed] }
 func (s *session) refuse(r *Request) {
 	switch {
 	case r.TooLarge:
+		s.logTooLarge(r)
 		s.fe.stats.storeTooLarge.Add(1)
 		if r.Cmd.name == "set" || r.Cmd.shape == shapeMetaSet {
+			if s.fe.log.Wants(mclog.Fetchers) { // memcached looks the old item up to drop it
+				info, ok := s.fe.db.Info(r.Key)
+				s.logGet(r.Key, ok && info.Type == engine.TypeString, info.Len)
+			}
 			s.fe.dropStale(r.Key)
 		}
 	case r.Err == errBadDataChunk:

@@ -196,11 +196,17 @@ func (fe *Frontend) generalStats(w *statsWriter) {
 		"slab_reassign_rescues", "slab_reassign_chunk_rescues", "slab_reassign_evictions_nomem",
 		"slab_reassign_inline_reclaim", "slab_reassign_busy_items", "slab_reassign_busy_deletes",
 		"slab_reassign_running", "slabs_moved", "lru_crawler_running", "lru_crawler_starts",
-		"lru_maintainer_juggles", "malloc_fails", "log_worker_dropped", "log_worker_written",
-		"log_watcher_skipped", "log_watcher_sent", "log_watchers", "unexpected_napi_ids",
-		"round_robin_fallback"} {
+		"lru_maintainer_juggles", "malloc_fails"} {
 		w.int(name, 0)
 	}
+	ls := fe.log.Stats() // watch (package mclog)
+	w.int("log_worker_dropped", ls.WorkerDropped)
+	w.int("log_worker_written", ls.WorkerWritten)
+	w.int("log_watcher_skipped", ls.WatcherSkip)
+	w.int("log_watcher_sent", ls.WatcherSent)
+	w.int("log_watchers", int64(ls.Watchers))
+	w.int("unexpected_napi_ids", 0)
+	w.int("round_robin_fallback", 0)
 	w.int("bytes", fe.eng.UsedMemoryExact()) // INFO's used_memory
 	w.int("curr_items", int64(fe.db.Size()))
 	w.int("total_items", c.totalItems.Load())
@@ -309,7 +315,7 @@ func (fe *Frontend) settingsStats(w *statsWriter) {
 	w.str("temp_lru", "no")
 	w.int("temporary_ttl", 61)
 	w.int("idle_timeout", int64(cfg.Timeout().Seconds()))
-	w.int("watcher_logbuf_size", 256<<10) // memcached's default; watch is refused here (see README)
+	w.int("watcher_logbuf_size", int64(fe.log.BufferSize()))
 	w.int("worker_logbuf_size", 65536)
 	w.int("read_buf_mem_limit", 0)
 	w.str("track_sizes", "no")

@@ -54,6 +54,19 @@ func (c *command) writes(r *Request) bool {
 	return c.write
 }
 
+// looksUpKey reports whether memcached looks the command's one key up
+// (do_item_get) before acting, which "watch fetchers" shows: storage,
+// arithmetic, delete, touch and the meta commands. The get family logs
+// each of its keys itself (retrieve).
+func (c *command) looksUpKey() bool {
+	switch c.shape {
+	case shapeStore, shapeStoreCAS, shapeArith, shapeDelete, shapeTouch,
+		shapeMetaGet, shapeMetaSet, shapeMetaDelete, shapeMetaArith, shapeMetaDebug:
+		return true
+	}
+	return false
+}
+
 // grows reports whether the command may store more data, so maxmemory
 // eviction must make room before it runs.
 func (c *command) grows() bool {

@@ -22,6 +22,7 @@ import (
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/latency"
+	"github.com/tandemkv/tandem/mclog"
 	"github.com/tandemkv/tandem/monitor"
 	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/pubsub"
@@ -64,6 +65,10 @@ type Services struct {
 	Slowlog *slowlog.Log
 	// Monitor is the MONITOR feed both ports publish into.
 	Monitor *monitor.Feed
+	// MCLog is memcached's log stream ("watch" on the memcached port):
+	// the memcached front-end publishes its fetches, stores and
+	// connections, the engine the evictions from database 0.
+	MCLog *mclog.Log
 	// Latency is the latency monitor (LATENCY).
 	Latency *latency.Monitor
 	// Stream is the write stream both front-ends and the engine feed and
@@ -113,6 +118,7 @@ func New(o Options) *Services {
 	s.Engine.SetChangeHook(s.Tracking)
 	followTracking(s.Tracking, s.Config)
 	s.Monitor = monitor.New()
+	s.MCLog = newMCLog(s.Engine, s.Config)
 	s.Slowlog = slowlog.New()
 	followSlowlog(s.Slowlog, s.Config)
 	s.Latency = latency.New()
@@ -152,4 +158,24 @@ func (s *Services) DiskError() (rdb bool, aofMsg string) {
 		return true, ""
 	}
 	return false, s.AppendOnly.WritesRefused()
+}
+
+// newMCLog builds memcached's log stream and hooks it to the engine's
+// evictions of database 0, the keyspace memcached sees, whichever
+// protocol's write made room. Items carry no slab class: evictions show
+// clsid=1, the one class "stats items" and "me" report.
+func newMCLog(eng *engine.Engine, cfg *conf.Config) *mclog.Log {
+	l := mclog.New()
+	l.SetBufferSize(int(cfg.MemcachedWatcherLogbufSize()))
+	eng.SetEvictHook(func(ev *engine.Evicted) {
+		if ev.DB != 0 || !l.Wants(mclog.Evictions) {
+			return
+		}
+		ttl := int64(-1)
+		if ev.ExpireAt > 0 {
+			ttl = (ev.ExpireAt - ev.NowMs) / 1000
+		}
+		l.Evicted(&mclog.Eviction{Key: ev.Key, Fetched: ev.Fetched, TTL: ttl, Idle: ev.IdleSec, ClsID: 1, Size: ev.Size})
+	})
+	return l
 }

@@ -24,7 +24,7 @@ import (
 // none of them.
 var configOwn = map[string]bool{
 	"memcached-port": true, "memcached-tls-port": true, "item-size-max": true, "memcached-max-line": true,
-	"memcached-max-pending-output": true, "memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "memcached-binding-protocol": true,
+	"memcached-max-pending-output": true, "memcached-enable-shutdown": true, "memcached-disable-flush-all": true, "memcached-disable-watch": true, "memcached-watcher-logbuf-size": true, "memcached-binding-protocol": true,
 	"start-empty-on-bad-dump": true, "compression": true, "compression-min-size": true,
 	"compression-min-saving": true,
 	"metrics-port":           true, "metrics-bind": true, "metrics-password": true, "log-format": true,
