@@ -60,6 +60,7 @@ var mcSuiteFiles = []string{
 	"getandtouch.t", // gat, gats
 	"flush-all.t",   // flush_all now, delayed, -F
 	"incrdecr.t",    // incr, decr at the 64-bit edges
+	"watcher.t",     // watch: skipped lines, uri-encoded keys, connevents, evictions, sizes, log_watchers, -W
 }
 
 // mcSuiteDiff is a known, explained difference between Tandem and memcached

@@ -209,6 +209,8 @@ func tandemArgs(args []string) ([]string, error) {
 			d["memcached-enable-shutdown"] = "yes"
 		case 'F':
 			d["memcached-disable-flush-all"] = "yes"
+		case 'W':
+			d["memcached-disable-watch"] = "yes"
 		case 'C':
 			// CAS cannot be turned off in Tandem: the tests that check
 			// memcached without CAS fail, and are listed as such.
@@ -216,7 +218,15 @@ func tandemArgs(args []string) ([]string, error) {
 			sasl = true
 		case 'o':
 			for _, o := range strings.Split(val, ",") {
-				name, _, _ := strings.Cut(o, "=")
+				name, v, _ := strings.Cut(o, "=")
+				if name == "watcher_logbuf_size" { // kilobytes, as memcached reads it
+					n, err := strconv.Atoi(v)
+					if err != nil || n <= 0 {
+						return nil, fmt.Errorf("invalid -o %s", o)
+					}
+					d["memcached-watcher-logbuf-size"] = strconv.Itoa(n << 10)
+					continue
+				}
 				if !ignoredOptions[name] {
 					return nil, fmt.Errorf("-o %s has no Tandem counterpart", o)
 				}
