@@ -170,15 +170,17 @@ func (s *session) logStore(key, data []byte, op storeOp, exptime int32, st store
 }
 
 // logTooLarge logs a store refused as too large (its data swallowed).
-// memcached 1.6.18 passes its arguments one short there and prints its
-// socket as clsid; Tandem prints clsid=0 and the right cfd.
+// memcached 1.6.18 passes its arguments one short there, so its line shows
+// the client's socket as clsid= (and whatever follows on its stack as
+// cfd=): Tandem shows the socket as clsid= too, and as cfd=.
 func (s *session) logTooLarge(r *Request) {
 	if s.fe.log.Wants(mclog.Mutations) {
 		cmd, ok := tooLargeCmds[r.Cmd.name]
 		if !ok {
 			cmd = mclog.CmdSet // ms: memcached logs its mode's command; Tandem set
 		}
-		s.fe.log.ItemStore(r.Key, mclog.TooLarge, cmd, 0, missingClass, s.peer.FD(), 0)
+		fd := s.peer.FD()
+		s.fe.log.ItemStore(r.Key, mclog.TooLarge, cmd, 0, uint8(fd), fd, 0)
 	}
 }
 
