@@ -159,6 +159,7 @@
 // N/R, md I, ms I);
 // versions.go (the binary-key bit); misconf.go (writes refused after a
 // failed BGSAVE); pause.go (requests a Redis client's CLIENT PAUSE holds
-// back); monitor.go (requests shown to Redis MONITOR clients);
+// back); monitor.go (requests shown to Redis MONITOR clients); watch.go
+// (watch: memcached's log stream, package mclog);
 // stats.go (counters and the stats groups); errors.go (every wire string).
 package memproto
