@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,11 +136,11 @@ func TestHandshakeAsRedisAndReplTimeout(t *testing.T) {
 	cfg.Timeout = time.Second
 	p := NewPrimary(cfg)
 	defer p.Close()
-	loads := 0
+	var loads atomic.Int32
 	r := p.StartReplica(ReplicaOptions{Host: "127.0.0.1", Port: m.port(), Pass: "pw", ListeningPort: rport, AtStartup: true},
 		Callbacks{Load: func(rd io.Reader) (int, error) {
 			_, err := io.Copy(io.Discard, rd)
-			loads++
+			loads.Add(1)
 			return 0, err
 		}, Apply: func(int, [][]byte) error { return nil }})
 	defer r.Stop()
@@ -157,7 +158,7 @@ func TestHandshakeAsRedisAndReplTimeout(t *testing.T) {
 		h := handshake(m.conn(3))
 		return len(h) > 0 && h[len(h)-1] == "PSYNC "+m.id+" 101"
 	})
-	if loads < 1 {
+	if loads.Load() < 1 {
 		t.Fatal("no load")
 	}
 }
