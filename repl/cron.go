@@ -24,7 +24,8 @@ func (p *Primary) cronLoop() {
 }
 
 var getAckCommand = AppendCommand(nil, []byte("REPLCONF"), []byte("GETACK"), []byte("*"))
-var pingCommand = AppendCommand(nil, []byte("PING"))
+// pingCommand is shared.ping: Redis writes it in lower case.
+var pingCommand = AppendCommand(nil, []byte("ping"))
 
 // sendGetAck feeds REPLCONF GETACK * when a WAIT asked for acks; it is in
 // the stream and counts in the offset, as Redis's.

@@ -17,7 +17,7 @@
 // to a file and sent as $<len>); writes fed after the snapshot's cut are
 // held and follow the RDB. REPLCONF ACK moves the replica's acknowledged
 // offset, which WAIT (WaitAsync), ROLE, INFO and min-replicas-to-write
-// (GoodReplicas) read. Cron, once a second, feeds PING every
+// (GoodReplicas) read. Cron, once a second, feeds "ping" every
 // repl-ping-replica-period, drops replicas silent past repl-timeout and
 // replicas over client-output-buffer-limit replica, and frees the
 // backlog after repl-backlog-ttl alone.

@@ -628,3 +628,81 @@ func TestContinueWithPromotedRealReplica(t *testing.T) {
 	must(r1.Set(ctx, "c", "3", 0).Err())
 	eventually(t, "new master's write applied", func() bool { return st.get(0, "c") == "3" })
 }
+
+// The stream is redis-server's byte for byte: a fake replica of a real
+// master records its stream around writes in several databases and its
+// PINGs; the same writes and PINGs, in the same order, fed to a Primary
+// make the same bytes (SELECTs where Redis puts them, its "ping").
+func TestStreamBytesEqualRedis(t *testing.T) {
+	master, port := startRedis(t, "", "--repl-ping-replica-period", "1", "--repl-diskless-sync", "no")
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(c)
+	c.Write([]byte("PSYNC ? -1\r\n"))
+	line := func() string {
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l = strings.TrimRight(l, "\r\n"); l != "" {
+				return l
+			}
+		}
+	}
+	if l := line(); !strings.HasPrefix(l, "+FULLRESYNC") {
+		t.Fatalf("%q", l)
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(line(), "$"))
+	if _, err := io.ReadFull(br, make([]byte, n)); err != nil {
+		t.Fatal(err)
+	}
+	mc := master.Conn()
+	defer mc.Close()
+	for _, args := range [][]any{{"SET", "a", "1"}, {"SELECT", "3"}, {"SET", "b", "2"}, {"INCR", "c"},
+		{"SELECT", "0"}, {"DEL", "a"}, {"SELECT", "12"}, {"SET", "x", "y"}} {
+		if err := mc.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // PINGs fall between writes
+	}
+	c.SetReadDeadline(time.Now().Add(1500 * time.Millisecond))
+	real, _ := io.ReadAll(br)
+
+	p, _ := testPrimary(t, func(c *Config) { c.BacklogSize = 1 << 20 })
+	_, fc := attach(t, p, nil, "?", "-1")
+	fc.reset()
+	db, end, pings := 0, 0, 0
+	for {
+		args, used, err := ParseCommand(real[end:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if used == 0 {
+			break
+		}
+		frame := real[end : end+used]
+		end += used
+		switch strings.ToLower(string(args[0])) {
+		case "select":
+			db, _ = strconv.Atoi(string(args[1]))
+		case "ping":
+			pings++
+			p.mu.Lock()
+			p.feedLocked(p.seldb, pingCommand)
+			p.mu.Unlock()
+		default:
+			p.Feed(db, frame)
+		}
+	}
+	if pings == 0 || !strings.Contains(string(real), "SELECT\r\n$2\r\n12") {
+		t.Fatalf("the recording needs PINGs and every write: %q", real)
+	}
+	if got := fc.text(); got != string(real[:end]) {
+		t.Fatalf("stream\n%q\nredis-server's\n%q", got, real[:end])
+	}
+}
