@@ -24,6 +24,7 @@ func (p *Primary) cronLoop() {
 }
 
 var getAckCommand = AppendCommand(nil, []byte("REPLCONF"), []byte("GETACK"), []byte("*"))
+
 // pingCommand is shared.ping: Redis writes it in lower case.
 var pingCommand = AppendCommand(nil, []byte("ping"))
 
