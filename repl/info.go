@@ -124,9 +124,14 @@ func (p *Primary) Info() Info {
 			LinkUp:           r.state == replConnected,
 			LastIOSecondsAgo: -1,
 			SyncInProgress:   r.state == replTransfer,
-			ReadOffset:       r.readOff,
-			Offset:           r.reploff,
+			ReadOffset:       1, // Redis's value with no master and no cached one
+			Offset:           1,
 			DownSinceSeconds: -1,
+		}
+		if r.state == replConnected {
+			ri.ReadOffset, ri.Offset = r.readOff, r.reploff
+		} else if p.cached != nil {
+			ri.ReadOffset, ri.Offset = p.cached.off, p.cached.off
 		}
 		if r.state == replConnected {
 			ri.LastIOSecondsAgo = int(now.Unix() - r.lastIO.Unix())

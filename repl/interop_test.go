@@ -706,3 +706,70 @@ func TestStreamBytesEqualRedis(t *testing.T) {
 		t.Fatalf("stream\n%q\nredis-server's\n%q", got, real[:end])
 	}
 }
+
+// infoKeys is the field names of an INFO replication body, in order.
+func infoKeys(body string) []string {
+	var keys []string
+	for _, line := range strings.Split(body, "\r\n") {
+		if k, _, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, "#") {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// INFO replication has redis-server's fields in its order: on a master
+// with a replica, and on a replica with its link up and down.
+func TestInfoFieldsAsRedis(t *testing.T) {
+	master, mport := startRedis(t, "", "--min-replicas-to-write", "1")
+	realReplica, _ := startRedis(t, "", "--min-replicas-to-write", "1", "--replicaof", "127.0.0.1", strconv.Itoa(mport))
+	eventually(t, "real link up", func() bool {
+		return infoField(t, realReplica, "replication", "master_link_status") == "up"
+	})
+	cfg := DefaultConfig()
+	cfg.MinReplicas = 1
+	p := NewPrimary(cfg)
+	defer p.Close()
+	st := newStore(p)
+	r := p.StartReplica(ReplicaOptions{Host: "127.0.0.1", Port: mport, ListeningPort: 1},
+		Callbacks{Load: st.load, Apply: st.apply})
+	eventually(t, "our link up", func() bool { return p.Info().Replica.LinkUp })
+	compare := func(what string, real *redis.Client) {
+		t.Helper()
+		body, err := real.Info(ctx, "replication").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := p.Info()
+		ours := string(in.Append(nil))
+		if got, want := strings.Join(infoKeys(ours), " "), strings.Join(infoKeys(body), " "); got != want {
+			t.Fatalf("%s:\n%s\nredis-server's:\n%s", what, got, want)
+		}
+	}
+	compare("replica, link up", realReplica)
+	master.Close()
+	r.Stop()
+	// Ours as a master with the real replica following it.
+	srv := serve(t, p)
+	cfg.Snapshot = st.snapshot
+	p.SetConfig(cfg)
+	if err := realReplica.Do(ctx, "REPLICAOF", "127.0.0.1", strconv.Itoa(srv.port())).Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "real replica of ours", func() bool {
+		return infoField(t, realReplica, "replication", "master_link_status") == "up" && len(p.Role().Replicas) == 1
+	})
+	mc, _ := startRedis(t, "", "--min-replicas-to-write", "1")
+	other, _ := startRedis(t, "", "--replicaof", "127.0.0.1", strconv.Itoa(freePortOf(mc)))
+	eventually(t, "a real master with a replica", func() bool {
+		return infoField(t, other, "replication", "master_link_status") == "up" &&
+			strings.Contains(infoField(t, mc, "replication", "slave0"), "state=online")
+	})
+	compare("master with one replica", mc)
+}
+
+func freePortOf(c *redis.Client) int {
+	_, port, _ := net.SplitHostPort(c.Options().Addr)
+	n, _ := strconv.Atoi(port)
+	return n
+}

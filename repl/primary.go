@@ -189,8 +189,20 @@ func (p *Primary) feedLocked(db int, cmd []byte) {
 // fed for no database: PING, REPLCONF GETACK when nothing was selected)
 // never differs from a forgotten slaveseldb, so it is never asked for.
 func selectCommand(db int) []byte {
+	if db >= 0 && db < len(sharedSelects) {
+		return sharedSelects[db]
+	}
 	return AppendCommand(nil, []byte("SELECT"), []byte(strconv.Itoa(db)))
 }
+
+// sharedSelects are the SELECTs of the first databases, made once (as
+// Redis's shared.select).
+var sharedSelects = func() (s [16][]byte) {
+	for db := range s {
+		s[db] = AppendCommand(nil, []byte("SELECT"), []byte(strconv.Itoa(db)))
+	}
+	return s
+}()
 
 // writeLocked appends stream bytes to the backlog and every replica.
 func (p *Primary) writeLocked(b []byte) {
