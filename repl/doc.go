@@ -36,6 +36,23 @@
 // promotes: the master's ID becomes the secondary one, valid up to the
 // next byte, so fellow replicas continue with the new master.
 //
+// # Wiring
+//
+// One Primary per server (NewPrimary, Close at shutdown; SetConfig on
+// CONFIG SET of repl-backlog-size, repl-timeout, min-replicas-*,
+// client-output-buffer-limit replica…). It is one Sink of the write
+// stream; the stream goes to every sink on a replica too (the AOF wants
+// the master's writes), and the Primary drops what it is fed there.
+// The front-end gives a connection a Link at its first REPLCONF or
+// (P)SYNC and Link.Close when it closes; WAIT is WaitAsync with the
+// Offset read after the client's last write (CountAcks inside MULTI);
+// ROLE and INFO replication render Role and Info; a write on a master is
+// refused while EnoughReplicas is false (-NOREPLICAS), and on a replica
+// (IsReplica) unless replica-read-only is off. REPLICAOF host port is
+// StartReplica (AtStartup for the replicaof directive), REPLICAOF NO
+// ONE is Replica.Stop. SAVE and BGSAVE write SaveInfo's AUX fields;
+// start-up gives RestoreHistory what the loaded RDB recorded.
+//
 // # Locks
 //
 // Primary.mu guards all state, the replica link's included. The log's

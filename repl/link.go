@@ -196,8 +196,11 @@ func (p *Primary) ack(l *Link, off int64) {
 // connection: +CONTINUE and the backlog from the offset when the history
 // matches, else +FULLRESYNC and an RDB from Config.Snapshot on a
 // goroutine of its own. It returns a reply to send only on an error;
-// otherwise the connection now belongs to the replication stream (the
-// front-end stops reading commands from it but REPLCONF).
+// otherwise the connection now belongs to the replication stream: the
+// front-end writes nothing more to it itself and routes its REPLCONF
+// here. The front-end must have flushed the replies before PSYNC (a
+// pipeline's earlier replies): with bytes still pending in the
+// connection the reply is Redis's "invalid with pending output" error.
 func (l *Link) Sync(args [][]byte) []byte {
 	p := l.p
 	p.mu.Lock()
@@ -207,6 +210,9 @@ func (l *Link) Sync(args [][]byte) []byte {
 	}
 	if p.replica != nil && !p.replica.connectedLocked() {
 		return []byte(replyNoMasterRun)
+	}
+	if l.conn.Pending() > 0 {
+		return []byte("-ERR SYNC and PSYNC are invalid with pending output\r\n")
 	}
 	psync := strings.EqualFold(string(args[0]), "psync")
 	if psync {

@@ -355,6 +355,11 @@ func TestSyncNoMasterLinkHardLimit(t *testing.T) {
 	p.Feed(0, cmd("SET", "k", "0123456789"))
 	waitFor(t, "drop over the hard limit", c.isClosed)
 
+	busy := &fakeConn{pending: 5}
+	if got := string(p.NewLink(busy).Sync(bs([]string{"PSYNC", "?", "-1"}))); got != "-ERR SYNC and PSYNC are invalid with pending output\r\n" {
+		t.Fatalf("PSYNC with pending output: %q", got)
+	}
+
 	p.mu.Lock()
 	p.replica = &Replica{p: p, state: replConnecting}
 	p.mu.Unlock()
