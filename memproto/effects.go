@@ -104,7 +104,27 @@ func (s *session) propagateItems(keys [][]byte, before []itemState) {
 			}
 		}
 	}
-	fe.stream.Emit(&s.fx)
+	s.emitted = fe.stream.Emit(&s.fx) || s.emitted
+}
+
+// syncStream, at the end of a Serve that fed the stream, lets the AOF
+// write those effects before the replies go out, holding the replies
+// from from on until they are on disk under appendfsync always (as the
+// Redis port's Client.syncStream).
+func (s *session) syncStream(from int) {
+	if !s.emitted {
+		return
+	}
+	s.emitted = false
+	wait := s.fe.stream.Sync()
+	switch {
+	case wait == nil:
+	case s.closing:
+		wait()
+	default:
+		s.durable = propagate.Hold(s.out[from:], wait, s.peer.Wake)
+		s.out = s.out[:from]
+	}
 }
 
 // propagateFlush feeds flush_all's effect: FLUSHDB now, or the delayed
@@ -118,7 +138,7 @@ func (s *session) propagateFlush(at int64) {
 	} else {
 		s.fx.AddNote(0, propagate.AppendMemcachedFlush(nil, at))
 	}
-	s.fe.stream.Emit(&s.fx)
+	s.emitted = s.fe.stream.Emit(&s.fx) || s.emitted
 }
 
 var (

@@ -54,6 +54,10 @@ type session struct {
 	fx     propagate.Ops
 	note   []byte
 	oneKey [1][]byte
+	// emitted: this Serve fed the stream; durable: replies held until
+	// the AOF has its writes on disk.
+	emitted bool
+	durable *propagate.Held
 	pinBuf []byte
 
 	lastCmd atomic.Int64 // unix seconds of the last request, for stats conns
@@ -109,6 +113,13 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		defer gate.Leave()
 	}
 	s.out = out
+	if s.durable != nil { // replies waiting for the AOF (effects.go)
+		if !s.durable.Released() {
+			return 0, out, false
+		}
+		s.out = append(s.out, s.durable.Replies()...)
+		s.durable = nil
+	}
 	s.flushed, s.nreq = len(out), 0
 	if len(s.held) > 0 {
 		s.out = append(s.out, s.held...)
@@ -137,6 +148,7 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 		s.held = append(s.held, s.out[s.flushed:]...)
 		s.out = s.out[:s.flushed]
 	}
+	s.syncStream(len(out)) // the AOF has the writes before their replies go (effects.go)
 	if parsed {
 		s.lastCmd.Store(s.fe.clock.NowMs() / 1000)
 	}

@@ -149,20 +149,42 @@ func (l *Log) Emit(ops *Ops) bool {
 // Syncer is a sink that holds replies back: the AOF, which writes (and
 // under appendfsync always fsyncs) what it was fed before the replies of
 // those writes are sent.
-type Syncer interface{ Sync() }
+type Syncer interface {
+	// Sync is called before the replies of writes fed so far go out. It
+	// returns nil when they may go now (the writes are written: everysec,
+	// no), or a wait that returns once they are on disk (always), which
+	// the front-end runs off its event loop while holding the replies.
+	Sync() (wait func())
+}
 
 // Sync tells every Syncer sink that replies are about to go out for
-// writes fed so far. A front-end calls it once per batch that fed
-// something, outside the order lock: one write and sync then serves
-// every loop's batch (group commit).
-func (l *Log) Sync() {
+// writes fed so far, and returns what to wait for before sending them,
+// or nil. A front-end calls it once per batch that fed something,
+// outside the order lock, and waits off its event loop: meanwhile the
+// loop serves other connections, whose writes join the same write and
+// sync (group commit).
+func (l *Log) Sync() (wait func()) {
 	p := l.sinks.Load()
 	if p == nil {
-		return
+		return nil
 	}
+	var waits []func()
 	for _, s := range *p {
 		if sy, ok := s.(Syncer); ok {
-			sy.Sync()
+			if w := sy.Sync(); w != nil {
+				waits = append(waits, w)
+			}
+		}
+	}
+	switch len(waits) {
+	case 0:
+		return nil
+	case 1:
+		return waits[0]
+	}
+	return func() {
+		for _, w := range waits {
+			w()
 		}
 	}
 }
@@ -309,3 +331,35 @@ func (o *Ops) AddNote(db int, note []byte) {
 	o.ends = append(o.ends, len(o.buf))
 	o.dbs = append(o.dbs, db)
 }
+
+// Held is a batch's replies held back until the batch's writes are
+// durable (Sync's wait), while the event loop serves other connections.
+type Held struct {
+	replies []byte
+	done    chan struct{}
+}
+
+// Hold copies replies and runs wait on a goroutine of its own; when wait
+// returns, wake makes the connection's loop serve it again, to send them.
+func Hold(replies []byte, wait func(), wake func() error) *Held {
+	h := &Held{replies: append([]byte(nil), replies...), done: make(chan struct{})}
+	go func() {
+		wait()
+		close(h.done)
+		_ = wake()
+	}()
+	return h
+}
+
+// Released reports whether the writes are durable.
+func (h *Held) Released() bool {
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Replies are the held replies.
+func (h *Held) Replies() []byte { return h.replies }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/stripe"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/users"
 )
@@ -113,6 +114,7 @@ type Client struct {
 	writesTo *engine.WriteCounter
 	ordered  bool
 	emitted  bool // the running batch fed the stream: syncStream before replying
+	held     *propagate.Held
 	// obeys: the client replays commands accepted once already (the AOF
 	// at start, a master's stream: replay.go), which no OOM, MISCONF or
 	// pause refuses, as Redis's loader and master client.
@@ -187,6 +189,9 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 			return 0, c.w.Buf, false
 		}
 	}
+	if !c.releaseHeld() {
+		return 0, c.w.Buf, false // replies waiting for the AOF: later commands wait (effects.go)
+	}
 	if c.blk != nil && !c.resumeBlocked() {
 		return 0, c.w.Buf, false // still blocked: later commands wait
 	}
@@ -223,8 +228,8 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 			}
 		}
 	}
-	c.events.Flush() // events of a blocking command that finished
-	c.syncStream()   // the AOF has the batch's writes before its replies go (effects.go)
+	c.events.Flush()       // events of a blocking command that finished
+	c.syncStream(len(out)) // the AOF has the batch's writes before its replies go (effects.go)
 	c.fe.stats.netInput.Add(c.stripe, int64(consumed))
 	c.fe.stats.netOutput.Add(c.stripe, int64(len(c.w.Buf)-len(out)))
 	return consumed, c.w.Buf, c.closeAfter

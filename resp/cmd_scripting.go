@@ -393,7 +393,9 @@ func (c *Client) runExclusive(h *scriptHost, function bool, run func(scripting.R
 		}
 		run(scriptReply{out, c}, started)
 		if h.c.fx != c.fx && fe.stream.Emit(&h.c.fx.ops) { // inside the section (effects.go)
-			fe.stream.Sync() // before the reply, which may be sent from another goroutine
+			if wait := fe.stream.Sync(); wait != nil {
+				wait() // before the reply, which may be sent from another goroutine
+			}
 		}
 		mu.Lock()
 		running = false

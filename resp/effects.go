@@ -50,12 +50,39 @@ func (c *Client) endOrdered() {
 }
 
 // syncStream, at the end of a batch that fed the stream, lets the AOF
-// write (and sync) those effects before the batch's replies go out.
-func (c *Client) syncStream() {
-	if c.emitted {
-		c.emitted = false
-		c.fe.stream.Sync()
+// write those effects before the batch's replies go out. Under
+// appendfsync always the replies from the batch's start (from) are held
+// back until the writes are on disk, the wait running off the event
+// loop, which serves other connections meanwhile; the client's next
+// Serve sends them (releaseHeld). A connection about to close waits here.
+func (c *Client) syncStream(from int) {
+	if !c.emitted {
+		return
 	}
+	c.emitted = false
+	wait := c.fe.stream.Sync()
+	switch {
+	case wait == nil:
+	case c.closeAfter:
+		wait()
+	default:
+		c.held = propagate.Hold(c.w.Buf[from:], wait, c.peer.Wake)
+		c.w.Buf = c.w.Buf[:from]
+	}
+}
+
+// releaseHeld appends the held replies once their writes are durable; it
+// reports false while they still wait (the client reads nothing more).
+func (c *Client) releaseHeld() bool {
+	if c.held == nil {
+		return true
+	}
+	if !c.held.Released() {
+		return false
+	}
+	c.w.Buf = append(c.w.Buf, c.held.Replies()...)
+	c.held = nil
+	return true
 }
 
 // releaseOrder releases the order lock if the client holds it, before

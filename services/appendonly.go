@@ -334,18 +334,22 @@ type aofSink struct {
 func (k *aofSink) Feed(db int, cmd []byte) { k.seq.Store(k.log.Append(db, cmd)) }
 
 // Sync implements propagate.Syncer: under appendfsync always the batch's
-// writes are on disk (one write and fdatasync for every loop waiting:
-// the group commit) before its replies go; otherwise they are written.
-func (k *aofSink) Sync() {
-	var err error
+// replies wait until its writes are on disk (one write and fdatasync for
+// every connection waiting: the group commit); otherwise the writes are
+// written now and the replies go.
+func (k *aofSink) Sync() (wait func()) {
 	if k.always.Load() {
-		err = k.log.WaitDurable(k.seq.Load())
-	} else {
-		err = k.log.Flush()
+		seq := k.seq.Load()
+		return func() {
+			if err := k.log.WaitDurable(seq); err != nil {
+				k.logger.Warn("writing the append only file", "err", err)
+			}
+		}
 	}
-	if err != nil {
+	if err := k.log.Flush(); err != nil {
 		k.logger.Warn("writing the append only file", "err", err)
 	}
+	return nil
 }
 
 // deferredWriter holds what is written to it until attach names the
