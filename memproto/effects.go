@@ -116,13 +116,11 @@ func (s *session) syncStream(from int) {
 		return
 	}
 	s.emitted = false
-	wait := s.fe.stream.Sync()
-	switch {
-	case wait == nil:
-	case s.closing:
-		wait()
-	default:
-		s.durable = propagate.Hold(s.out[from:], wait, s.peer.Wake)
+	if s.closing {
+		s.fe.stream.SyncWait()
+		return
+	}
+	if s.durable = s.fe.stream.Hold(s.out[from:], s.peer); s.durable != nil {
 		s.out = s.out[:from]
 	}
 }

@@ -150,42 +150,81 @@ func (l *Log) Emit(ops *Ops) bool {
 // under appendfsync always fsyncs) what it was fed before the replies of
 // those writes are sent.
 type Syncer interface {
-	// Sync is called before the replies of writes fed so far go out. It
-	// returns nil when they may go now (the writes are written: everysec,
-	// no), or a wait that returns once they are on disk (always), which
-	// the front-end runs off its event loop while holding the replies.
-	Sync() (wait func())
+	// Flush is called before the replies of writes fed so far go out. It
+	// reports whether they must wait (always: until on disk) or may go now
+	// (everysec, no: the sink writes them soon).
+	Flush() (wait bool)
+	// WhenSafe calls done, from another goroutine, once the writes fed so
+	// far are on disk.
+	WhenSafe(done func())
 }
 
-// Sync tells every Syncer sink that replies are about to go out for
-// writes fed so far, and returns what to wait for before sending them,
-// or nil. A front-end calls it once per batch that fed something,
-// outside the order lock, and waits off its event loop: meanwhile the
-// loop serves other connections, whose writes join the same write and
-// sync (group commit).
-func (l *Log) Sync() (wait func()) {
+// Hold is what a front-end calls at the end of a batch that fed the
+// stream, outside the order lock. When every sink lets the replies go
+// now it returns nil. Else it copies replies and returns them held; once
+// every waiting sink has the batch's writes on disk, conn.Wake makes the
+// connection's loop serve it again, to send them. Meanwhile the loop
+// serves other connections, whose writes join the same write and sync
+// (group commit).
+func (l *Log) Hold(replies []byte, conn Waker) *Held {
+	var waiting [2]Syncer
+	holders := l.flush(waiting[:0])
+	if len(holders) == 0 {
+		return nil
+	}
+	h := &Held{replies: append([]byte(nil), replies...), done: make(chan struct{})}
+	whenSafe(holders, func() {
+		close(h.done)
+		_ = conn.Wake()
+	})
+	return h
+}
+
+// Waker is a connection whose event loop can be made to serve it again.
+type Waker interface{ Wake() error }
+
+// SyncWait is Hold that waits, for a caller off the event loops (a
+// script's goroutine, a connection about to close).
+func (l *Log) SyncWait() {
+	var waiting [2]Syncer
+	holders := l.flush(waiting[:0])
+	if len(holders) == 0 {
+		return
+	}
+	ch := make(chan struct{})
+	whenSafe(holders, func() { close(ch) })
+	<-ch
+}
+
+// flush flushes every Syncer sink, appending those the replies must wait
+// for to out.
+func (l *Log) flush(out []Syncer) []Syncer {
 	p := l.sinks.Load()
 	if p == nil {
-		return nil
+		return out
 	}
-	var waits []func()
 	for _, s := range *p {
-		if sy, ok := s.(Syncer); ok {
-			if w := sy.Sync(); w != nil {
-				waits = append(waits, w)
+		if sy, ok := s.(Syncer); ok && sy.Flush() {
+			out = append(out, sy)
+		}
+	}
+	return out
+}
+
+// whenSafe calls done once every one of holders has its writes on disk.
+func whenSafe(holders []Syncer, done func()) {
+	if len(holders) == 1 {
+		holders[0].WhenSafe(done)
+		return
+	}
+	var pending atomic.Int32
+	pending.Store(int32(len(holders)))
+	for _, sy := range holders {
+		sy.WhenSafe(func() {
+			if pending.Add(-1) == 0 {
+				done()
 			}
-		}
-	}
-	switch len(waits) {
-	case 0:
-		return nil
-	case 1:
-		return waits[0]
-	}
-	return func() {
-		for _, w := range waits {
-			w()
-		}
+		})
 	}
 }
 
@@ -337,18 +376,6 @@ func (o *Ops) AddNote(db int, note []byte) {
 type Held struct {
 	replies []byte
 	done    chan struct{}
-}
-
-// Hold copies replies and runs wait on a goroutine of its own; when wait
-// returns, wake makes the connection's loop serve it again, to send them.
-func Hold(replies []byte, wait func(), wake func() error) *Held {
-	h := &Held{replies: append([]byte(nil), replies...), done: make(chan struct{})}
-	go func() {
-		wait()
-		close(h.done)
-		_ = wake()
-	}()
-	return h
 }
 
 // Released reports whether the writes are durable.

@@ -393,9 +393,7 @@ func (c *Client) runExclusive(h *scriptHost, function bool, run func(scripting.R
 		}
 		run(scriptReply{out, c}, started)
 		if h.c.fx != c.fx && fe.stream.Emit(&h.c.fx.ops) { // inside the section (effects.go)
-			if wait := fe.stream.Sync(); wait != nil {
-				wait() // before the reply, which may be sent from another goroutine
-			}
+			fe.stream.SyncWait() // before the reply, which may be sent from another goroutine
 		}
 		mu.Lock()
 		running = false

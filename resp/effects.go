@@ -60,13 +60,11 @@ func (c *Client) syncStream(from int) {
 		return
 	}
 	c.emitted = false
-	wait := c.fe.stream.Sync()
-	switch {
-	case wait == nil:
-	case c.closeAfter:
-		wait()
-	default:
-		c.held = propagate.Hold(c.w.Buf[from:], wait, c.peer.Wake)
+	if c.closeAfter {
+		c.fe.stream.SyncWait()
+		return
+	}
+	if c.held = c.fe.stream.Hold(c.w.Buf[from:], c.peer); c.held != nil {
 		c.w.Buf = c.w.Buf[:from]
 	}
 }

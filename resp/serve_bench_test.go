@@ -58,3 +58,25 @@ func BenchmarkServeGetUntracked(b *testing.B) {
 func BenchmarkServeSetUntracked(b *testing.B) {
 	benchServe(b, []string{trackingOff}, encodeCommand("SET", "key:000001", strings.Repeat("v", 100)), 1)
 }
+
+// discardSink is a write stream's sink that keeps nothing.
+type discardSink struct{ n int }
+
+func (d *discardSink) Feed(_ int, cmd []byte) { d.n += len(cmd) }
+
+// BenchmarkServeSetStreamed is SET with a sink on the write stream (an
+// AOF, a replica): the order lock, the effect's encoding and its feeding
+// over BenchmarkServeSet.
+func BenchmarkServeSetStreamed(b *testing.B) {
+	env := newTestEnv(&testing.T{})
+	env.fe.stream.Add(&discardSink{})
+	c := env.client()
+	in := []byte(encodeCommand("SET", "key:000001", strings.Repeat("v", 100)))
+	out := make([]byte, 0, 64<<10)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	b.ResetTimer()
+	for range b.N {
+		_, out, _ = c.c.Serve(in, out[:0])
+	}
+}
