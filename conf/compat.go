@@ -61,7 +61,7 @@ const (
 	inertDefrag           = "Tandem has no active defragmenter: its arenas compact themselves"
 	inertMaxMemoryClients = "Tandem does not evict clients for the memory they use"
 	inertSanitize         = "Tandem decodes a dump payload in full, so it is always checked, as 'yes'"
-	inertReplication      = "replication is not supported by Tandem"
+	inertReplication      = "Tandem's replication does not act on this directive"
 	inertCluster          = "cluster mode is not supported by Tandem"
 )
 

@@ -320,8 +320,7 @@ func TestValueForms(t *testing.T) {
 	if got := values(c, keys(want)...); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %v\nwant %v", got, want)
 	}
-	for _, args := range [][]string{{"--replicaof", "10.0.0.1", "6379"}, {"--cluster-enabled", "yes"},
-		{"--min-replicas-to-write", "1"}, {"--unixsocket", "/run/redis.sock"}} {
+	for _, args := range [][]string{{"--cluster-enabled", "yes"}, {"--unixsocket", "/run/redis.sock"}} {
 		if _, err := Load(args, nil); err == nil {
 			t.Errorf("Load(%q) accepted", args)
 		}

@@ -48,8 +48,6 @@ const (
 
 	// Tandem's own reasons, in the same style.
 	reasonUnixSocket   = "unix sockets are not supported by Tandem"
-	reasonReplicaOf    = "replication is not supported by Tandem: it would serve as a primary, not as the replica asked for"
-	reasonMinReplicas  = "replication is not supported by Tandem: no write can reach min-replicas-to-write replicas"
 	reasonCluster      = "cluster mode is not supported by Tandem"
 	reasonNoListener   = "bind lists no address: Tandem would not listen anywhere"
 	reasonSamePorts    = "port and memcached-port must differ"

@@ -341,3 +341,51 @@ func (c *Config) EnableProtectedConfigs() ProtectedAction {
 }
 
 func seconds(n int64) time.Duration { return time.Duration(n) * time.Second }
+
+// ReplicaOf is the master the replicaof directive names; ok is false for
+// "no one".
+func (c *Config) ReplicaOf() (host string, port int, ok bool) {
+	v := c.load().str[dReplicaOf]
+	h, p, found := strings.Cut(v, " ")
+	if !found {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(p)
+	return h, n, err == nil
+}
+
+// MasterAuth is the password this replica gives its master.
+func (c *Config) MasterAuth() string { return c.load().str[dMasterAuth] }
+
+// MasterUser is the user this replica logs in to its master as.
+func (c *Config) MasterUser() string { return c.load().str[dMasterUser] }
+
+// ReplicaReadOnly refuses writes from clients on a replica.
+func (c *Config) ReplicaReadOnly() bool { return c.load().num[dReplicaReadOnly] != 0 }
+
+// ReplicaAnnounceIP is the address a replica announces to its master.
+func (c *Config) ReplicaAnnounceIP() string { return c.load().str[dReplicaAnnounceIP] }
+
+// ReplicaAnnouncePort is the port a replica announces (0: its own).
+func (c *Config) ReplicaAnnouncePort() int { return int(c.load().num[dReplicaAnnouncePort]) }
+
+// ReplDisklessSync streams full syncs' RDB to replicas without a file.
+func (c *Config) ReplDisklessSync() bool { return c.load().num[dReplDisklessSync] != 0 }
+
+// ReplPingReplicaPeriod is the seconds between PINGs to replicas.
+func (c *Config) ReplPingReplicaPeriod() int64 { return c.load().num[dReplPingReplicaPeriod] }
+
+// ReplTimeout is repl-timeout in seconds.
+func (c *Config) ReplTimeout() int64 { return c.load().num[dReplTimeout] }
+
+// ReplBacklogSize is the replication backlog's bytes.
+func (c *Config) ReplBacklogSize() int64 { return c.load().num[dReplBacklogSize] }
+
+// ReplBacklogTTL is the seconds the backlog outlives the last replica (0: forever).
+func (c *Config) ReplBacklogTTL() int64 { return c.load().num[dReplBacklogTTL] }
+
+// MinReplicasToWrite refuses writes with fewer good replicas (0: never).
+func (c *Config) MinReplicasToWrite() int { return int(c.load().num[dMinReplicasToWrite]) }
+
+// MinReplicasMaxLag is the lag in seconds under which a replica is good.
+func (c *Config) MinReplicasMaxLag() int64 { return c.load().num[dMinReplicasMaxLag] }

@@ -249,20 +249,21 @@ func setLatencyPercentiles(s *snapshot, args []string, _ *layerState) string {
 
 func getLatencyPercentiles(s *snapshot) string { return s.str[dLatencyTrackingInfoPercentiles] }
 
-// setReplicaOf parses "replicaof <host> <port>" as redis and refuses it:
-// only "replicaof no one" (the default) is accepted.
-func setReplicaOf(_ *snapshot, args []string, _ *layerState) string {
+// setReplicaOf parses "replicaof <host> <port>" (or "no one") as redis.
+func setReplicaOf(s *snapshot, args []string, _ *layerState) string {
 	if len(args) != 2 {
 		return reasonWrongArgs
 	}
 	if strings.EqualFold(args[0], "no") && strings.EqualFold(args[1], "one") {
+		s.str[dReplicaOf] = ""
 		return ""
 	}
 	if port, ok := parseStrtoll(args[1]); !ok || port < 0 || port > 65535 {
 		return reasonMasterPort
 	}
-	return reasonReplicaOf
+	s.str[dReplicaOf] = args[0] + " " + args[1]
+	return ""
 }
 
-// getReplicaOf is always "": Tandem is never a replica.
-func getReplicaOf(*snapshot) string { return "" }
+// getReplicaOf is "<host> <port>", or "" for no one, as redis prints it.
+func getReplicaOf(s *snapshot) string { return s.str[dReplicaOf] }

@@ -159,6 +159,15 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 		return 1
 	}
 	n.loaded.Store(true)
+	rep := n.Services.Replication
+	rep.SetReplayer(func() services.Replayer { return n.Redis.NewReplay() }, cfg.Port())
+	defer rep.Close()
+	if host, port, ok := cfg.ReplicaOf(); ok { // the replicaof directive
+		if err := rep.ReplicaOf(host, port, true); err != nil {
+			log.Error("cannot start replicating", "err", err)
+			return 1
+		}
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -166,6 +175,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	go n.Redis.SampleMemoryEvery(ctx, 100*time.Millisecond) // used_memory_peak
 	go persist.Run(ctx)                                     // save rules
 	go n.Services.AppendOnly.Run(ctx)                       // scheduled and automatic AOF rewrites
+	go rep.Run(ctx.Done())                                  // replicas' pings, timeouts, the backlog's TTL
 	go n.mem.followHeap(ctx)                                // GOGC's floor of headroom
 
 	errc := make(chan error, 1)

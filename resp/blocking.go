@@ -44,6 +44,9 @@ type blockState struct {
 	// histogram once it is done (trackLatency).
 	cmd   *Command
 	start time.Duration
+	// cancel, when set, forgets what the client waits for when it goes
+	// away (WAIT's acknowledgements).
+	cancel func()
 }
 
 // Client.blocked values: what INFO and the idle sweep, on other
@@ -204,6 +207,9 @@ func (c *Client) abortBlocked() {
 	}
 	if c.blk.w != nil {
 		c.blk.w.Cancel()
+	}
+	if c.blk.cancel != nil {
+		c.blk.cancel()
 	}
 	c.unblock()
 }

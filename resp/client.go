@@ -8,6 +8,7 @@ import (
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/stripe"
 	"github.com/tandemkv/tandem/propagate"
+	"github.com/tandemkv/tandem/repl"
 	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/users"
 )
@@ -119,6 +120,9 @@ type Client struct {
 	// at start, a master's stream: replay.go), which no OOM, MISCONF or
 	// pause refuses, as Redis's loader and master client.
 	obeys bool
+	// link is the client's replication link once it sent REPLCONF or
+	// (P)SYNC (cmd_replication.go).
+	link *repl.Link
 }
 
 func newClient(f *Frontend, p server.Peer) *Client {
@@ -238,6 +242,9 @@ func (c *Client) serve(in, out []byte) (int, []byte, bool) {
 // Closed implements server.Session.
 func (c *Client) Closed() {
 	c.abortBlocked()
+	if c.link != nil {
+		c.link.Close()
+	}
 	c.unwatch()
 	c.events.Flush()
 	c.dropSubscriptions()
@@ -331,6 +338,10 @@ func (c *Client) exec(args [][]byte) {
 			c.reject(cmd, msg)
 			return
 		}
+	}
+	if msg := c.replicationDenied(cmd); msg != "" { // a read-only replica, too few replicas (cmd_replication.go)
+		c.reject(cmd, msg)
+		return
 	}
 	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {
 		c.reject(cmd, fe.busyError())

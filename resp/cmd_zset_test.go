@@ -1,11 +1,12 @@
 package resp
 
 import (
-	"github.com/tandemkv/tandem/internal/num"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tandemkv/tandem/internal/num"
 )
 
 // Sorted-set commands through the in-process client. Replies are those of

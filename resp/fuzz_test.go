@@ -3,11 +3,12 @@ package resp
 import (
 	"bytes"
 	"fmt"
-	"github.com/tandemkv/tandem/internal/sdsargs"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tandemkv/tandem/internal/sdsargs"
 )
 
 // refParse is a second, deliberately literal transcription of redis 7.0's

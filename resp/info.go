@@ -417,17 +417,8 @@ func (f *Frontend) infoStats(b *infoBuilder) {
 }
 
 func (f *Frontend) infoReplication(b *infoBuilder) {
-	b.field("role", "master")
-	b.field("connected_slaves", "0")
-	b.field("master_failover_state", "no-failover")
-	b.field("master_replid", *f.replID.Load())
-	b.field("master_replid2", strings.Repeat("0", 40))
-	b.field("master_repl_offset", "0")
-	b.field("second_repl_offset", "-1")
-	b.field("repl_backlog_active", "0")
-	b.field("repl_backlog_size", "1048576")
-	b.field("repl_backlog_first_byte_offset", "0")
-	b.field("repl_backlog_histlen", "0")
+	in := f.svc.Replication.Primary.Info()
+	b.Write(in.Append(nil))
 }
 
 func (f *Frontend) infoCPU(b *infoBuilder) {

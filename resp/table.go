@@ -24,5 +24,6 @@ func commandFamilies() [][]*Command {
 		aclCommands(),
 		{monitorCommand()},
 		slowlogCommands(), latencyCommands(),
+		replicationCommands(),
 	}
 }

@@ -415,8 +415,8 @@ func (k *aofSink) commit() {
 	}
 }
 
-// deferredWriter holds what is written to it until attach names the
-// writer it goes to, and fails every write after fail.
+// deferredWriter holds what is written to it until attach (or target)
+// names the writer it goes to, and fails every write after fail.
 type deferredWriter struct {
 	mu  sync.Mutex
 	buf []byte
@@ -431,10 +431,26 @@ func (d *deferredWriter) Write(p []byte) (int, error) {
 	case d.err != nil:
 		return 0, d.err
 	case d.w != nil:
+		if len(d.buf) > 0 {
+			buf := d.buf
+			d.buf = nil
+			if _, err := d.w.Write(buf); err != nil {
+				d.err = err
+				return 0, err
+			}
+		}
 		return d.w.Write(p)
 	}
 	d.buf = append(d.buf, p...)
 	return len(p), nil
+}
+
+// target names the writer without writing to it: what is held goes with
+// the next Write (the caller must not block here: the snapshot's cut).
+func (d *deferredWriter) target(w io.Writer) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.w = w
 }
 
 func (d *deferredWriter) attach(w io.Writer) {

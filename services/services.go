@@ -74,6 +74,8 @@ type Services struct {
 	// Stream is the write stream both front-ends and the engine feed and
 	// the AOF and replicas read (package propagate).
 	Stream *propagate.Log
+	// Replication is PSYNC2 replication, both roles (replication.go).
+	Replication *Replication
 	// AppendOnly is the append-only file, a sink of Stream while
 	// appendonly is yes (appendonly.go).
 	AppendOnly *AppendOnly
@@ -100,6 +102,8 @@ func New(o Options) *Services {
 	s.Engine.SetEffectHook(s.Stream)
 	followLazyfree(s.Stream, s.Config)
 	s.AppendOnly = newAppendOnly(s)
+	s.Replication = newReplication(s)
+	s.Replication.follow(s.Config)
 	followAppendOnly(s.AppendOnly, s.Config)
 	s.Scripts = scripting.NewEngine()
 	s.Scripts.SetMemoryCharge(s.Engine.ChargeMemory) // counted in used memory and against maxmemory, as Redis's

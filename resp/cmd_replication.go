@@ -1,0 +1,216 @@
+package resp
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/repl"
+)
+
+// Replication commands (services.Replication, package repl): REPLCONF,
+// PSYNC and SYNC turn a connection into a replica's link; REPLICAOF
+// (SLAVEOF) makes this server a replica or a master again; ROLE; WAIT.
+// A replica's connection gets the stream through its Link (asynchronous
+// writes to the peer); what it sends afterwards (REPLCONF ACK) is still
+// read as commands.
+
+func replicationCommands() []*Command {
+	admin := []string{"@admin", "@dangerous"}
+	return []*Command{
+		{Name: "replconf", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy, ACL: admin, Group: "server", Since: "3.0.0", Summary: "An internal command for configuring the replication stream", Run: cmdReplconf},
+		{Name: "psync", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, ACL: admin, Group: "server", Since: "2.8.0", Summary: "Internal command used for replication", Run: cmdSync},
+		{Name: "sync", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Internal command used for replication", Run: cmdSync},
+		{Name: "replicaof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "5.0.0", Summary: "Make the server a replica of another instance, or promote it as master.", Run: cmdReplicaOf},
+		{Name: "slaveof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Make the server a replica of another instance, or promote it as master.", Run: cmdReplicaOf},
+		{Name: "role", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast, ACL: admin, Group: "server", Since: "2.8.12", Summary: "Return the role of the instance in the context of replication", Run: cmdRole},
+		{Name: "wait", Arity: 3, Flags: FlagNoScript, ACL: []string{"@connection"}, Group: "generic", Since: "3.0.0", Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", Run: cmdWait},
+	}
+}
+
+// replicaConn is a client's connection as a replica's (repl.ReplicaConn).
+type replicaConn struct{ c *Client }
+
+func (r replicaConn) Send(p []byte) error { return r.c.peer.AsyncWrite(append([]byte(nil), p...)) }
+func (r replicaConn) Close()              { r.c.peer.Close() }
+func (r replicaConn) RemoteAddr() string  { return r.c.peer.RemoteAddr() }
+
+// Pending is what the socket has not taken yet, as the server reports it.
+func (r replicaConn) Pending() int {
+	if r.c.bufs == nil {
+		return 0
+	}
+	return r.c.bufs.Buffers().Queued
+}
+
+// replLink is the client's replication link, made at its first REPLCONF
+// or (P)SYNC.
+func (c *Client) replLink() *repl.Link {
+	if c.link == nil {
+		c.link = c.fe.svc.Replication.NewLink(replicaConn{c})
+	}
+	return c.link
+}
+
+func cmdReplconf(c *Client, args [][]byte) {
+	c.w.Buf = append(c.w.Buf, c.replLink().Replconf(args)...)
+}
+
+// cmdSync is PSYNC replid offset and SYNC: +CONTINUE or +FULLRESYNC and
+// the RDB go out through the link.
+func cmdSync(c *Client, args [][]byte) {
+	c.w.Buf = append(c.w.Buf, c.replLink().Sync(args)...)
+}
+
+// cmdReplicaOf is REPLICAOF host port | NO ONE.
+func cmdReplicaOf(c *Client, args [][]byte) {
+	r := c.fe.svc.Replication
+	if strings.EqualFold(string(args[1]), "no") && strings.EqualFold(string(args[2]), "one") {
+		if r.IsReplica() {
+			r.NoOne()
+			c.fe.log.Info("MASTER MODE enabled (user request from '" + c.describe() + "')")
+		}
+		c.w.Status("OK")
+		return
+	}
+	if c.isReplicaLink() {
+		c.w.Error("ERR Command is not valid when client is a replica.")
+		return
+	}
+	port, err := strconv.ParseInt(string(args[2]), 10, 64)
+	if err != nil || port < 0 || port > 65535 {
+		c.w.Error("ERR Invalid master port")
+		return
+	}
+	host := string(args[1])
+	if addr, ok := r.Master(); ok && addr == joinHostPort(host, int(port)) {
+		c.w.Status("OK Already connected to specified master")
+		return
+	}
+	if err := r.ReplicaOf(host, int(port), false); err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.fe.log.Info("REPLICAOF " + host + ":" + strconv.Itoa(int(port)) + " enabled (user request from '" + c.describe() + "')")
+	c.w.Status("OK")
+}
+
+// isReplicaLink reports whether the client is a replica of this server.
+func (c *Client) isReplicaLink() bool { return c.link != nil }
+
+// describe is the client as Redis's log names it: id=… addr=… laddr=….
+func (c *Client) describe() string {
+	return "id=" + strconv.FormatUint(c.id, 10) + " addr=" + c.peer.RemoteAddr() + " laddr=" + c.peer.LocalAddr()
+}
+
+func joinHostPort(host string, port int) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]:" + strconv.Itoa(port)
+	}
+	return host + ":" + strconv.Itoa(port)
+}
+
+// cmdRole is ROLE: master, offset and replicas; or slave, master host,
+// port, link state and offset.
+func cmdRole(c *Client, _ [][]byte) {
+	role := c.fe.svc.Replication.Primary.Role()
+	if role.Master {
+		c.w.Array(3)
+		c.w.BulkString("master")
+		c.w.Int(role.Offset)
+		c.w.Array(len(role.Replicas))
+		for _, r := range role.Replicas {
+			c.w.Array(3)
+			c.w.BulkString(r.IP)
+			c.w.BulkString(strconv.Itoa(r.Port))
+			c.w.BulkString(strconv.FormatInt(r.Offset, 10))
+		}
+		return
+	}
+	c.w.Array(5)
+	c.w.BulkString("slave")
+	c.w.BulkString(role.Host)
+	c.w.Int(int64(role.Port))
+	c.w.BulkString(role.State)
+	c.w.Int(role.Offset)
+}
+
+// cmdWait is WAIT numreplicas timeout: the replicas that acknowledged
+// the stream up to now, once numreplicas did or timeout (ms, 0: never)
+// passed. The client parks like a blocked one meanwhile.
+func cmdWait(c *Client, args [][]byte) {
+	r := c.fe.svc.Replication
+	if r.IsReplica() {
+		c.w.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
+		return
+	}
+	n, ok := c.intArg(args[1])
+	if !ok {
+		return
+	}
+	timeout, ok := c.waitTimeoutArg(args[2])
+	if !ok {
+		return
+	}
+	offset := r.Primary.Offset()
+	if c.inExclusive || !c.gateHeld {
+		c.w.Int(int64(r.Primary.CountAcks(offset)))
+		return
+	}
+	done := make(chan int, 1)
+	peer := c.peer
+	cancel := r.Primary.WaitAsync(int(n), offset, timeout, func(acked int) {
+		done <- acked
+		_ = peer.Wake()
+	})
+	select {
+	case acked := <-done:
+		c.w.Int(int64(acked))
+		return
+	default:
+	}
+	c.blk = &blockState{skipReply: c.replyOff || c.replySkip, resume: func() bool {
+		select {
+		case acked := <-done:
+			c.w.Int(int64(acked))
+			return true
+		default:
+			return false
+		}
+	}, cancel: cancel}
+}
+
+// waitTimeoutArg parses WAIT's timeout in milliseconds, as Redis's
+// getTimeoutFromObjectOrReply with UNIT_MILLISECONDS: an integer, not
+// negative.
+func (c *Client) waitTimeoutArg(a []byte) (time.Duration, bool) {
+	ms, ok := num.ParseInt(a)
+	if !ok {
+		c.w.Error("ERR timeout is not an integer or out of range")
+		return 0, false
+	}
+	if ms < 0 {
+		c.w.Error(ErrTimeoutNegative)
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// replicationDenied is the refusal of a write command by replication, as
+// Redis's processCommand: on a read-only replica (its master's stream is
+// obeyed, not refused), and on a master with fewer good replicas than
+// min-replicas-to-write.
+func (c *Client) replicationDenied(cmd *Command) string {
+	if cmd.Flags&FlagWrite == 0 || c.obeys {
+		return ""
+	}
+	r := c.fe.svc.Replication
+	switch {
+	case r.IsReplica() && c.fe.cfg.ReplicaReadOnly():
+		return "READONLY You can't write against a read only replica."
+	case c.fe.cfg.MinReplicasToWrite() > 0 && !r.Primary.EnoughReplicas():
+		return "NOREPLICAS Not enough good replicas to write."
+	}
+	return ""
+}

@@ -1,0 +1,186 @@
+package services
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/repl"
+	"github.com/tandemkv/tandem/snapshot"
+)
+
+// Replication is PSYNC2 replication (package repl) wired to the write
+// stream and the keyspace: the Primary is a sink of Stream from the
+// first replica's sync (before it, as Redis without a backlog, nothing
+// is kept), full syncs stream the engine's point-in-time RDB, and a
+// replica loads its master's RDB and applies its stream through a
+// Replayer (resp.Replay), whose writes feed this server's own stream:
+// its AOF keeps them, and the Primary proxies the master's bytes to
+// sub-replicas unchanged.
+type Replication struct {
+	s       *Services
+	Primary *repl.Primary
+
+	attached atomic.Bool // Primary is a sink of Stream
+	replica  atomic.Bool // this server replicates a master (cheap for every write's check)
+
+	mu      sync.Mutex // guards link
+	link    *repl.Replica
+	replay  func() Replayer
+	ownPort int
+}
+
+func newReplication(s *Services) *Replication {
+	r := &Replication{s: s}
+	r.Primary = repl.NewPrimary(r.config(s.Config))
+	return r
+}
+
+// config is repl's configuration from the directives.
+func (r *Replication) config(c *conf.Config) repl.Config {
+	rc := repl.DefaultConfig()
+	rc.BacklogSize = c.ReplBacklogSize()
+	rc.BacklogTTL = time.Duration(c.ReplBacklogTTL()) * time.Second
+	rc.PingPeriod = time.Duration(c.ReplPingReplicaPeriod()) * time.Second
+	rc.Timeout = time.Duration(c.ReplTimeout()) * time.Second
+	rc.DisklessSync = c.ReplDisklessSync()
+	rc.MinReplicas = c.MinReplicasToWrite()
+	rc.MinReplicasMaxLag = time.Duration(c.MinReplicasMaxLag()) * time.Second
+	l := c.ClientOutputBufferLimit(conf.ClientReplica)
+	rc.OutputHard, rc.OutputSoft, rc.OutputSoftTime = l.Hard, l.Soft, time.Duration(l.SoftSeconds)*time.Second
+	rc.TempDir = c.Dir()
+	rc.Snapshot = r.snapshot
+	rc.Log = func(msg string) { r.s.Log.Info(msg) }
+	return rc
+}
+
+// follow applies CONFIG SET of the replication directives.
+func (r *Replication) follow(cfg *conf.Config) {
+	apply := func(c *conf.Config) { r.Primary.SetConfig(r.config(c)) }
+	for _, name := range []string{"repl-backlog-size", "repl-backlog-ttl", "repl-ping-replica-period", "repl-timeout",
+		"repl-diskless-sync", "min-replicas-to-write", "min-replicas-max-lag", "client-output-buffer-limit"} {
+		cfg.OnChange(name, apply)
+	}
+}
+
+// attach makes the Primary a sink of the stream, once.
+func (r *Replication) attach() {
+	if r.attached.CompareAndSwap(false, true) {
+		r.s.Stream.Add(r.Primary)
+	}
+}
+
+// NewLink is the replication side of a client connection that sent
+// REPLCONF or (P)SYNC; from its sync on, the stream is kept for replicas.
+func (r *Replication) NewLink(conn repl.ReplicaConn) *repl.Link {
+	r.attach()
+	return r.Primary.NewLink(conn)
+}
+
+// snapshot is the full sync's RDB: the keyspace at the cut, no byte
+// written before it (the dump's header waits in memory), so every write
+// fed before the cut is in the RDB and none after.
+func (r *Replication) snapshot(w io.Writer, cut func() repl.Cut) error {
+	dw := &deferredWriter{}
+	_, err := r.s.Persist.WriteRDB(dw, func() {
+		cut()
+		dw.target(w)
+	})
+	return err
+}
+
+// IsReplica reports whether this server replicates a master.
+func (r *Replication) IsReplica() bool { return r.replica.Load() }
+
+// SetReplayer gives the replication the replaying client it applies a
+// master's stream with (the composition root's: the Redis front-end's),
+// and the port this server listens on, for REPLCONF listening-port.
+func (r *Replication) SetReplayer(newReplay func() Replayer, port int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.replay, r.ownPort = newReplay, port
+}
+
+// ErrNoReplayer: replication was asked for before the composition root
+// gave a Replayer.
+var ErrNoReplayer = errors.New("ERR replication is not wired to a front-end")
+
+// ReplicaOf makes this server a replica of host:port (REPLICAOF, the
+// replicaof directive at start: atStartup).
+func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.replay == nil {
+		return ErrNoReplayer
+	}
+	if r.link != nil {
+		r.link.Stop()
+	}
+	r.attach()
+	c := r.s.Config
+	listen := c.ReplicaAnnouncePort()
+	if listen == 0 {
+		listen = r.ownPort
+	}
+	replay := r.replay()
+	r.link = r.Primary.StartReplica(repl.ReplicaOptions{Host: host, Port: port, User: c.MasterUser(), Pass: c.MasterAuth(),
+		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup},
+		repl.Callbacks{
+			Load: func(rd io.Reader) (int, error) {
+				r.s.Engine.FlushAll()
+				r.s.Scripts.Functions.Flush()
+				_, err := r.s.Persist.ReadRDB(rd, snapshot.OntoEmpty)
+				return 0, err
+			},
+			Apply: func(_ int, args [][]byte) error { return replay.Apply(args) },
+			Log:   func(msg string) { r.s.Log.Info(msg) },
+		})
+	r.replica.Store(true)
+	return nil
+}
+
+// NoOne stops replicating (REPLICAOF NO ONE): this server becomes a
+// master continuing its master's history, as Redis's.
+func (r *Replication) NoOne() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.link != nil {
+		r.link.Stop()
+		r.link = nil
+	}
+	r.replica.Store(false)
+}
+
+// Master is the master this server replicates, if any.
+func (r *Replication) Master() (addr string, ok bool) {
+	role := r.Primary.Role()
+	if role.Master {
+		return "", false
+	}
+	return net.JoinHostPort(role.Host, strconv.Itoa(role.Port)), true
+}
+
+// Close ends the link and the replicas' connections at shutdown.
+func (r *Replication) Close() {
+	r.NoOne()
+	r.Primary.Close()
+}
+
+// Run calls the Primary's cron once a second until done closes.
+func (r *Replication) Run(done <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			r.Primary.Cron()
+		}
+	}
+}
