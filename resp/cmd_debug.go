@@ -572,8 +572,7 @@ func cmdDebugPackedThreshold(c *Client, args [][]byte) {
 // (INFO replication's master_replid).
 func cmdDebugChangeReplID(c *Client, _ [][]byte) {
 	c.fe.log.Warn("Changing replication IDs after receiving DEBUG change-repl-id")
-	id := randomHex40()
-	c.fe.replID.Store(&id)
+	c.fe.svc.Replication.Primary.ChangeReplID()
 	c.w.Status("OK")
 }
 

@@ -75,10 +75,7 @@ type Frontend struct {
 	startupMem atomic.Int64
 	rates      rateSampler // INFO instantaneous_*
 
-	// replID is INFO replication's master_replid, which DEBUG
-	// CHANGE-REPL-ID changes; debug is what else DEBUG sets (cmd_debug.go).
-	replID atomic.Pointer[string]
-	debug  debugState
+	debug debugState // what DEBUG sets (cmd_debug.go)
 
 	persist      *snapshot.Manager // SAVE, BGSAVE, save rules (cmd_persistence.go)
 	stream       *propagate.Log    // the write stream: AOF, replicas (effects.go)
@@ -154,8 +151,6 @@ func New(o Options) *Frontend {
 	if f.facts.RunID == "" {
 		f.facts.RunID = randomHex40()
 	}
-	replID := randomHex40()
-	f.replID.Store(&replID)
 	f.errorCodes = map[string]int64{}
 	f.shutdown = o.Shutdown
 	if f.shutdown == nil {

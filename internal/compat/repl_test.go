@@ -1,0 +1,364 @@
+package compat
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bradfitz/gomemcache/memcache"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tandemkv/tandem/internal/realserver"
+	"github.com/tandemkv/tandem/snapshot/rdb"
+)
+
+// tandemArgs is the command line of a Tandem of a test's own in dir.
+func tandemArgs(dir string, extra ...string) func(p []int) []string {
+	return func(p []int) []string {
+		return append([]string{tandemBin, "--port", strconv.Itoa(p[0]), "--memcached-port", strconv.Itoa(p[1]),
+			"--bind", "127.0.0.1", "--save", "", "--dir", dir, "--maxmemory", "0", "--maxmemory-policy", "noeviction"}, extra...)
+	}
+}
+
+// redisArgsIn is a redis-server of a test's own in dir.
+func redisArgsIn(dir string, extra ...string) func(p []int) []string {
+	return func(p []int) []string {
+		bin, _ := realserver.Lookup(realserver.Redis)
+		return append([]string{bin, "--port", strconv.Itoa(p[0]), "--bind", "127.0.0.1", "--save", "",
+			"--dir", dir, "--appendonly", "no"}, extra...)
+	}
+}
+
+// waitLinkUp waits until c, a replica, reports its link up and its
+// offset caught up with the master's.
+func waitInSync(t *testing.T, replica, master *redis.Client) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ri, _ := replica.Info(ctx, "replication").Result()
+		mi, _ := master.Info(ctx, "replication").Result()
+		if strings.Contains(ri, "master_link_status:up") && infoField(ri, "slave_repl_offset") == infoField(mi, "master_repl_offset") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica did not catch up\nreplica:\n%s\nmaster:\n%s", ri, mi)
+		}
+	}
+}
+
+func infoField(info, name string) string {
+	for _, l := range splitLines(info) {
+		if v, ok := strings.CutPrefix(l, name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// replWorkload writes before and after the sync, in two databases.
+func replWorkload(t *testing.T, c *redis.Client, phase string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, args := range [][]any{
+		{"SET", phase + ":s", "v"}, {"INCR", phase + ":n"}, {"RPUSH", phase + ":l", "a", "b"}, {"SADD", phase + ":set", "x"},
+		{"HSET", phase + ":h", "f", "1"}, {"ZADD", phase + ":z", "1", "m"}, {"SET", phase + ":ttl", "v", "EX", "1000"},
+		{"XADD", phase + ":st", "1-1", "f", "v"}, {"SELECT", "3"}, {"SET", phase + ":db3", "x"}, {"SELECT", "0"},
+		{"EVAL", "redis.call('set',KEYS[1],'1') return redis.call('incr',KEYS[1])", "1", phase + ":lua"},
+	} {
+		if err := c.Do(ctx, args...).Err(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+}
+
+// replSnapshot reads back replWorkload's keys.
+func replSnapshot(t *testing.T, c *redis.Client) string {
+	t.Helper()
+	ctx := context.Background()
+	var out strings.Builder
+	for _, phase := range []string{"before", "after"} {
+		for _, args := range [][]any{{"GET", phase + ":s"}, {"GET", phase + ":n"}, {"LRANGE", phase + ":l", "0", "-1"},
+			{"SMEMBERS", phase + ":set"}, {"HGETALL", phase + ":h"}, {"ZRANGE", phase + ":z", "0", "-1", "WITHSCORES"},
+			{"XRANGE", phase + ":st", "-", "+"}, {"GET", phase + ":lua"}} {
+			v, err := c.Do(ctx, args...).Result()
+			fmt.Fprintf(&out, "%v=%v %v\n", args, v, err)
+		}
+		ttl, _ := c.TTL(ctx, phase+":ttl").Result()
+		fmt.Fprintf(&out, "%s ttl>900s %v\n", phase, ttl > 900*time.Second)
+	}
+	c3 := redis.NewClient(&redis.Options{Addr: c.Options().Addr, DB: 3, Protocol: 2})
+	defer c3.Close()
+	for _, phase := range []string{"before", "after"} {
+		v, err := c3.Get(ctx, phase+":db3").Result()
+		fmt.Fprintf(&out, "db3 %s=%v %v\n", phase, v, err)
+	}
+	return out.String()
+}
+
+// TestTandemReplicaOfRedis: Tandem replicates a real redis-server 7.0 —
+// full sync from its RDB, then the live stream — refuses writes as a
+// read-only replica, continues with +CONTINUE after the link drops, and
+// REPLICAOF NO ONE keeps the data and accepts writes.
+func TestTandemReplicaOfRedis(t *testing.T) {
+	mustNotSelfTest(t)
+	mdir, rdir := t.TempDir(), t.TempDir()
+	master := startFor(t, mdir, "redis-master", 1, redisArgsIn(mdir))
+	mc := client(master.addrs[0])
+	defer mc.Close()
+	replWorkload(t, mc, "before")
+	sut := startFor(t, rdir, "tandem-replica", 2, tandemArgs(rdir))
+	tc := client(sut.addrs[0])
+	defer tc.Close()
+	ctx := context.Background()
+	host, port, _ := strings.Cut(master.addrs[0], ":")
+	if err := tc.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitInSync(t, tc, mc)
+	replWorkload(t, mc, "after")
+	waitInSync(t, tc, mc)
+	if got, want := replSnapshot(t, tc), replSnapshot(t, mc); got != want {
+		t.Fatalf("the replica has\n%s\nthe master\n%s", got, want)
+	}
+	if err := tc.Set(ctx, "w", "1", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY ") {
+		t.Errorf("a write on the replica: %v, want READONLY", err)
+	}
+	role, err := tc.Do(ctx, "ROLE").Slice()
+	if err != nil || len(role) != 5 || role[0] != "slave" || role[3] != "connected" {
+		t.Errorf("ROLE %v %v", role, err)
+	}
+	// The master drops the link: the replica continues where it was.
+	before, _ := mc.Info(ctx, "stats").Result()
+	if err := mc.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Err(); err != nil {
+		t.Fatal(err)
+	}
+	mc.Set(ctx, "during", "drop", 0)
+	waitInSync(t, tc, mc)
+	after, _ := mc.Info(ctx, "stats").Result()
+	if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
+		t.Errorf("the reconnection was not a partial resync: before %s/%s, after %s/%s",
+			infoField(before, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_full"), infoField(after, "sync_partial_ok"))
+	}
+	if v, _ := tc.Get(ctx, "during").Result(); v != "drop" {
+		t.Errorf("the write during the drop: %q", v)
+	}
+	if err := tc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.Set(ctx, "w", "1", 0).Err(); err != nil {
+		t.Errorf("a write after REPLICAOF NO ONE: %v", err)
+	}
+	if got, want := replSnapshot(t, tc), replSnapshot(t, mc); got != want {
+		t.Errorf("after the promotion the replica has\n%s\nthe master\n%s", got, want)
+	}
+}
+
+// TestRedisReplicaOfTandem: a real redis-server 7.0 replicates Tandem —
+// diskless and from a spooled RDB — including memcached writes, WAIT
+// counts its acknowledgements, and it continues with +CONTINUE after a
+// drop.
+func TestRedisReplicaOfTandem(t *testing.T) {
+	mustNotSelfTest(t)
+	for _, diskless := range []string{"yes", "no"} {
+		t.Run("diskless "+diskless, func(t *testing.T) {
+			mdir, rdir := t.TempDir(), t.TempDir()
+			sut := startFor(t, mdir, "tandem-master", 2, tandemArgs(mdir, "--repl-diskless-sync", diskless))
+			tc := client(sut.addrs[0])
+			defer tc.Close()
+			replWorkload(t, tc, "before")
+			ctx := context.Background()
+			host, port, _ := strings.Cut(sut.addrs[0], ":")
+			replica := startFor(t, rdir, "redis-replica", 1, redisArgsIn(rdir, "--replicaof", host, port))
+			rc := client(replica.addrs[0])
+			defer rc.Close()
+			waitInSync(t, rc, tc)
+			replWorkload(t, tc, "after")
+			mcc := memcache.New(sut.addrs[1])
+			if err := mcc.Set(&memcache.Item{Key: "mc", Value: []byte("from memcached"), Flags: 9}); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := tc.Do(ctx, "WAIT", "1", "5000").Int(); err != nil || n != 1 {
+				t.Errorf("WAIT 1 5000 = %d %v", n, err)
+			}
+			waitInSync(t, rc, tc)
+			if got, want := replSnapshot(t, rc), replSnapshot(t, tc); got != want {
+				t.Fatalf("the replica has\n%s\nthe master\n%s", got, want)
+			}
+			if v, _ := rc.Get(ctx, "mc").Result(); v != "from memcached" {
+				t.Errorf("the memcached write on the replica: %q", v)
+			}
+			role, err := tc.Do(ctx, "ROLE").Slice()
+			if err != nil || len(role) != 3 || role[0] != "master" || len(role[2].([]any)) != 1 {
+				t.Errorf("ROLE %v %v", role, err)
+			}
+			// Drop the replica's link: it comes back with a partial resync.
+			ri, _ := tc.Info(ctx, "stats").Result()
+			if err := rc.Do(ctx, "CLIENT", "KILL", "TYPE", "master").Err(); err != nil {
+				t.Fatal(err)
+			}
+			tc.Set(ctx, "during", "drop", 0)
+			waitInSync(t, rc, tc)
+			ri2, _ := tc.Info(ctx, "stats").Result()
+			if infoField(ri2, "sync_full") != infoField(ri, "sync_full") {
+				t.Errorf("the reconnection was a full sync (sync_full %s → %s)", infoField(ri, "sync_full"), infoField(ri2, "sync_full"))
+			}
+			if v, _ := rc.Get(ctx, "during").Result(); v != "drop" {
+				t.Errorf("the write during the drop: %q", v)
+			}
+		})
+	}
+}
+
+// TestTandemReplicaKeepsMemcachedItems: a Tandem replica of a Tandem
+// master has the memcached items with their flags, CAS and expiry.
+func TestTandemReplicaKeepsMemcachedItems(t *testing.T) {
+	mustNotSelfTest(t)
+	mdir, rdir := t.TempDir(), t.TempDir()
+	m := startFor(t, mdir, "tandem-mc-master", 2, tandemArgs(mdir))
+	mcc := memcache.New(m.addrs[1])
+	if err := mcc.Set(&memcache.Item{Key: "before", Value: []byte("v1"), Flags: 5}); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := strings.Cut(m.addrs[0], ":")
+	r := startFor(t, rdir, "tandem-mc-replica", 2, tandemArgs(rdir, "--replicaof", host, port))
+	mc, rc := client(m.addrs[0]), client(r.addrs[0])
+	defer mc.Close()
+	defer rc.Close()
+	waitInSync(t, rc, mc)
+	if err := mcc.Set(&memcache.Item{Key: "after", Value: []byte("v2"), Flags: 77, Expiration: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcc.Append(&memcache.Item{Key: "after", Value: []byte("+")}); err != nil {
+		t.Fatal(err)
+	}
+	waitInSync(t, rc, mc)
+	rmc := memcache.New(r.addrs[1])
+	for _, key := range []string{"before", "after"} {
+		want, err1 := mcc.Get(key)
+		got, err2 := rmc.Get(key)
+		if err1 != nil || err2 != nil || got.Flags != want.Flags || string(got.Value) != string(want.Value) || got.CasID != want.CasID {
+			t.Errorf("%s: replica %+v %v, master %+v %v", key, got, err2, want, err1)
+		}
+	}
+}
+
+// TestFailoverKeepsWaitedWrites: under a write load where every write is
+// followed by WAIT 1 100, the master is killed and its replica promoted
+// (REPLICAOF NO ONE): every write WAIT acknowledged is on the new master.
+func TestFailoverKeepsWaitedWrites(t *testing.T) {
+	mustNotSelfTest(t)
+	mdir, rdir := t.TempDir(), t.TempDir()
+	m := startFor(t, mdir, "tandem-fo-master", 2, tandemArgs(mdir))
+	host, port, _ := strings.Cut(m.addrs[0], ":")
+	r := startFor(t, rdir, "tandem-fo-replica", 2, tandemArgs(rdir, "--replicaof", host, port))
+	mc, rc := client(m.addrs[0]), client(r.addrs[0])
+	defer rc.Close()
+	waitInSync(t, rc, mc)
+	mc.Close()
+	const writers = 4
+	var mu sync.Mutex
+	var acked []string
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := client(m.addrs[0])
+			defer c.Close()
+			ctx := context.Background()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := fmt.Sprintf("w%d:%d", w, i)
+				if c.Set(ctx, key, i, 0).Err() != nil {
+					return
+				}
+				n, err := c.Do(ctx, "WAIT", "1", "100").Int()
+				if err != nil {
+					return
+				}
+				if n >= 1 {
+					mu.Lock()
+					acked = append(acked, key)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	time.Sleep(800 * time.Millisecond)
+	m.cmd.Process.Signal(syscall.SIGKILL)
+	<-m.exited
+	close(stop)
+	wg.Wait()
+	ctx := context.Background()
+	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(acked) < 20 {
+		t.Fatalf("only %d writes acknowledged by WAIT before the kill", len(acked))
+	}
+	missing := 0
+	for _, k := range acked {
+		if n, _ := rc.Exists(ctx, k).Result(); n != 1 {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d WAIT-acknowledged writes missing on the promoted replica", missing, len(acked))
+	}
+	t.Logf("%d WAIT-acknowledged writes, %d missing", len(acked), missing)
+}
+
+// TestRedisCliRDB: redis-cli --rdb against Tandem writes a dump that
+// loads.
+func TestRedisCliRDB(t *testing.T) {
+	mustNotSelfTest(t)
+	dir := t.TempDir()
+	s := startFor(t, dir, "tandem-cli-rdb", 2, tandemArgs(dir))
+	c := client(s.addrs[0])
+	defer c.Close()
+	replWorkload(t, c, "before")
+	host, port, _ := strings.Cut(s.addrs[0], ":")
+	out := filepath.Join(dir, "cli.rdb")
+	cmd := exec.Command("redis-cli", "-h", host, "-p", port, "--rdb", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --rdb: %v\n%s", err, b)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rr, err := rdb.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := 0
+	for {
+		rec, err := rr.Next()
+		if err != nil {
+			if err.Error() != "EOF" {
+				t.Fatalf("reading the dump: %v", err)
+			}
+			break
+		}
+		if rec.Kind == rdb.KindKey {
+			keys++
+		}
+	}
+	if keys != 10 {
+		t.Errorf("the dump holds %d keys, want 10", keys)
+	}
+}
