@@ -14,12 +14,12 @@ import (
 // has no Redis command of its own (prepend, cas, incr's wrap-around):
 //
 //   - an item stored: SET key value, with PXAT <ms> when it expires, after
-//     a "#MC <flags> <cas>" annotation line carrying what Redis has no
-//     room for. redis-server's AOF loader skips lines starting with '#';
+//     a note, PING "MC <flags> <cas>", carrying what Redis has no room
+//     for (propagate.NoteOf): redis-server runs the PING without effect,
 //     Tandem's loader and replicas give the item those flags and that CAS;
 //   - an item gone (delete, an expiry in the past): DEL key;
-//   - flush_all: FLUSHDB in database 0, or, with a delay, the annotation
-//     "#MC flush <unix ms>" alone (redis-server has no such flush; a
+//   - flush_all: FLUSHDB in database 0, or, with a delay, the note
+//     PING "MC flush <unix ms>" alone (redis-server has no such flush; a
 //     Tandem loader or replica applies it).
 //
 // A request changed an item when it appeared or went, its CAS unique

@@ -29,10 +29,9 @@ import (
 // Sink receives the write stream. Feed is called in stream order, under
 // the log's lock: it must copy cmd and never block. db is the database
 // the command applies to; cmd is one command encoded as a RESP multibulk,
-// possibly preceded by an annotation line starting with '#', or such a
-// line alone (redis-server's AOF loader skips them; see AppendMemcachedNote:
-// a sink that feeds a redis-server replica leaves them out). A sink inserts SELECT
-// itself when db differs from the last database it wrote.
+// possibly preceded by its note (a PING: see NoteOf), or a note alone.
+// A sink inserts SELECT itself when db differs from the last database it
+// wrote.
 type Sink interface{ Feed(db int, cmd []byte) }
 
 // Log orders the write stream and feeds it to its sinks.
@@ -265,19 +264,14 @@ func (o *Ops) Add(db int, args ...[]byte) {
 	o.dbs = append(o.dbs, db)
 }
 
-// AddAnnotated records a command preceded by an annotation line (see
-// Annotation): one op, the line and the command fed together.
+// AddAnnotated records a command preceded by its note (see NoteOf): one
+// op, the note's PING and the command fed together.
 func (o *Ops) AddAnnotated(db int, note []byte, args ...[]byte) {
-	o.appendNote(note)
+	o.buf = AppendCommand(o.buf, argPING, note)
 	o.Add(db, args...)
 }
 
-// appendNote appends an annotation line.
-func (o *Ops) appendNote(note []byte) {
-	o.buf = append(o.buf, '#')
-	o.buf = append(o.buf, note...)
-	o.buf = append(o.buf, '\r', '\n')
-}
+var argPING = []byte("PING")
 
 // Len is the number of ops recorded.
 func (o *Ops) Len() int { return len(o.ends) }
@@ -312,16 +306,17 @@ func Select(b []byte, db int) []byte {
 	return AppendCommand(b, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
 }
 
-// Annotations carry what Redis commands cannot: memcached's flags and
-// CAS unique of an item a memcached write stored, and a delayed
-// flush_all. Each is one short line starting with '#', which
-// redis-server's AOF loader skips (it reads lines of at most 127 bytes:
-// these stay far shorter); Tandem's loader applies them.
+// Notes carry what Redis commands cannot: memcached's flags and CAS
+// unique of an item a memcached write stored, and a delayed flush_all.
+// A note is the argument of a PING, which redis-server runs without
+// effect in an AOF and from a master's stream alike (a master's stream
+// holds PINGs anyway), and which no client's PING puts in the stream (it
+// is no write). Tandem's loader and replicas apply them:
 //
-//	#MC <flags> <cas>   the next command, a SET, stores an item with these
-//	#MC flush <ms>      every item of database 0 expires at unix ms
+//	PING "MC <flags> <cas>"   the next command, a SET, stores an item with these
+//	PING "MC flush <ms>"      every item of database 0 expires at unix ms
 
-// AppendMemcachedNote appends the item annotation, without '#' and line end.
+// AppendMemcachedNote appends the item note.
 func AppendMemcachedNote(b []byte, flags uint32, cas uint64) []byte {
 	b = append(b, "MC "...)
 	b = strconv.AppendUint(b, uint64(flags), 10)
@@ -329,14 +324,13 @@ func AppendMemcachedNote(b []byte, flags uint32, cas uint64) []byte {
 	return strconv.AppendUint(b, cas, 10)
 }
 
-// AppendMemcachedFlush appends the delayed flush annotation, without '#'
-// and line end.
+// AppendMemcachedFlush appends the delayed flush note.
 func AppendMemcachedFlush(b []byte, atMs int64) []byte {
 	b = append(b, "MC flush "...)
 	return strconv.AppendInt(b, atMs, 10)
 }
 
-// Note is a parsed annotation line.
+// Note is a parsed note.
 type Note struct {
 	Item      bool // #MC <flags> <cas>
 	Flags     uint32
@@ -345,12 +339,13 @@ type Note struct {
 	FlushAtMs int64
 }
 
-// ParseNote parses an annotation line (with or without its '#' and line
-// end). ok is false for a line that is not Tandem's (a #TS: timestamp,
-// another server's).
-func ParseNote(line []byte) (n Note, ok bool) {
-	s := strings.TrimRight(strings.TrimPrefix(string(line), "#"), "\r\n")
-	f := strings.Fields(s)
+// NoteOf parses the note a command is, if it is one: PING with a
+// Tandem note as its argument.
+func NoteOf(args [][]byte) (n Note, ok bool) {
+	if len(args) != 2 || !strings.EqualFold(string(args[0]), "PING") {
+		return Note{}, false
+	}
+	f := strings.Fields(string(args[1]))
 	if len(f) != 3 || f[0] != "MC" {
 		return Note{}, false
 	}
@@ -363,10 +358,9 @@ func ParseNote(line []byte) (n Note, ok bool) {
 	return Note{Item: true, Flags: uint32(flags), CAS: cas}, err1 == nil && err2 == nil
 }
 
-// AddNote records an annotation alone, an op of no command (a delayed
-// flush_all).
+// AddNote records a note alone (a delayed flush_all).
 func (o *Ops) AddNote(db int, note []byte) {
-	o.appendNote(note)
+	o.buf = AppendCommand(o.buf, argPING, note)
 	o.ends = append(o.ends, len(o.buf))
 	o.dbs = append(o.dbs, db)
 }

@@ -700,6 +700,9 @@ func (r *Replica) execute(args [][]byte, inMulti bool) bool {
 	name := strings.ToLower(string(args[0]))
 	switch name {
 	case "ping":
+		if len(args) > 1 {
+			break // a PING with an argument carries Tandem's note of a memcached item: Apply's
+		}
 		return inMulti
 	case "replconf":
 		if len(args) >= 2 && strings.EqualFold(string(args[1]), "getack") {

@@ -17,7 +17,7 @@ import (
 // authentication, ACL, OOM, MISCONF or pause refusal: they were accepted
 // once already), replies dropped. Its writes feed this server's own
 // stream like any client's, so a replica's AOF keeps what it applied.
-// Tandem's annotations (propagate.ParseNote) give the next SET's item its
+// Tandem's notes (propagate.NoteOf) give the next SET's item its
 // memcached flags and CAS, or flush database 0 with a delay.
 //
 // One goroutine uses a Replay at a time; it enters the keyspace's gate
@@ -39,21 +39,6 @@ func (f *Frontend) NewReplay() *Replay {
 	return &Replay{c: c}
 }
 
-// Note takes an annotation line ('#' and line end included or not).
-func (r *Replay) Note(line []byte) {
-	n, ok := propagate.ParseNote(line)
-	switch {
-	case !ok:
-	case n.Flush:
-		r.apply(func(c *Client) {
-			c.fe.eng.DB(0).FlushExpiring(n.FlushAtMs)
-			c.fx.ops.AddNote(0, propagate.AppendMemcachedFlush(nil, n.FlushAtMs))
-		})
-	default:
-		r.note = n
-	}
-}
-
 // Apply runs one command; its error is a command the table lacks or one
 // with the wrong number of arguments. A command's own error reply (a
 // WRONGTYPE the stream holds) is no error here, as in Redis's loader.
@@ -69,6 +54,10 @@ func (r *Replay) Apply(args [][]byte) error {
 	if cmd.sub == nil && !cmd.arityOK(len(args)) {
 		return errors.New("wrong number of arguments for '" + strings.ToLower(string(args[0])) + "' command")
 	}
+	if n, ok := propagate.NoteOf(args); ok { // a memcached item's flags and CAS, a delayed flush
+		r.takeNote(n)
+		return nil
+	}
 	if note := r.note; note.Item {
 		r.note = propagate.Note{}
 		if item, ok := memcachedItem(args, note); ok && c.tx == nil {
@@ -82,6 +71,19 @@ func (r *Replay) Apply(args [][]byte) error {
 	}
 	r.apply(func(c *Client) { c.exec(args) })
 	return nil
+}
+
+// takeNote keeps an item note for the SET that follows, or applies a
+// delayed flush.
+func (r *Replay) takeNote(n propagate.Note) {
+	if !n.Flush {
+		r.note = n
+		return
+	}
+	r.apply(func(c *Client) {
+		c.fe.eng.DB(0).FlushExpiring(n.FlushAtMs)
+		c.fx.ops.AddNote(0, propagate.AppendMemcachedFlush(nil, n.FlushAtMs))
+	})
 }
 
 // DB is the database the replayed commands are in (after their SELECTs).

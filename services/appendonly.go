@@ -36,10 +36,10 @@ type AppendOnly struct {
 	loaded    aof.LoadStats
 }
 
-// Replayer runs the commands an AOF holds (resp.Replay).
+// Replayer runs the commands an AOF or a master's stream holds
+// (resp.Replay).
 type Replayer interface {
 	Apply(args [][]byte) error
-	Note(line []byte)
 }
 
 func newAppendOnly(s *Services) *AppendOnly { return &AppendOnly{s: s} }
@@ -92,7 +92,6 @@ func (a *AppendOnly) LoadAtStart(r Replayer) (bool, error) {
 			}
 			return nil
 		},
-		Annotation: r.Note,
 	})
 	if err != nil {
 		return true, err
