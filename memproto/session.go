@@ -58,7 +58,7 @@ type session struct {
 	// the AOF has its writes on disk.
 	emitted bool
 	durable *propagate.Held
-	pinBuf []byte
+	pinBuf  []byte
 
 	lastCmd atomic.Int64 // unix seconds of the last request, for stats conns
 

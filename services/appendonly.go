@@ -333,7 +333,7 @@ type aofSink struct {
 	mu         sync.Mutex // guards waiters and committing
 	waiters    []durableWaiter
 	committing bool
-	logger *slog.Logger
+	logger     *slog.Logger
 }
 
 func (k *aofSink) Feed(db int, cmd []byte) { k.seq.Store(k.log.Append(db, cmd)) }
