@@ -3,6 +3,8 @@ package memproto
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/tandemkv/tandem/mclog"
 )
 
 // memcached 1.6's binary protocol: the framing. The opcodes and what each
@@ -282,6 +284,9 @@ func (s *session) execBinary(r *binRequest) {
 	}
 	start := slowlogStart()
 	keys, before := s.beforeWrite(req) // the write stream (effects.go)
+	if r.op.cmd != nil && s.fe.log.Wants(mclog.Fetchers) && r.op.cmd.looksUpKey() {
+		s.logLookupKey(r.key) // watch fetchers (watch.go)
+	}
 	r.op.run(s, r)
 	s.afterWrite(keys, before)
 	s.slowlogBinary(r, start) // SLOWLOG (slowlog.go), latency-tracking

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/mclog"
 )
 
 // The binary protocol's opcodes, each with the text command it is: the
@@ -232,6 +233,9 @@ func (s *session) binRetrieve(r *binRequest, variant int) {
 		}
 	}
 	fe.prefixes.recordGet(key, ok)
+	if fe.log.Wants(mclog.Fetchers) && !r.op.cmd.looksUpKey() { // Touch: logged before it ran
+		s.logGet(key, ok, len(it.Value))
+	}
 	keyLen := 0
 	if variant&binWithKey != 0 {
 		keyLen = len(key)
@@ -278,6 +282,7 @@ func (s *session) binStore(r *binRequest, op storeOp) {
 	fe.stats.cmdSet.Add(1)
 	fe.prefixes.recordSet(r.key)
 	status, cas, err := fe.storeItem(r.key, r.value, op, flags, exptime, r.cas)
+	s.logStore(r.key, r.value, op, exptime, status, err)
 	if err != nil {
 		s.binStoreError(r, op, err)
 		return
@@ -344,7 +349,12 @@ func (s *session) binArith(r *binRequest, decr bool) {
 	case !found:
 		var digits [20]byte
 		var status storeStatus
-		status, cas, err = fe.storeItem(r.key, appendUint(digits[:0], initial), opAdd, 0, binExptime(r.extras[16:]), 0)
+		if fe.log.Wants(mclog.Fetchers) {
+			s.logLookupKey(r.key) // memcached stores the new item as an add, which looks it up
+		}
+		value, exptime := appendUint(digits[:0], initial), binExptime(r.extras[16:])
+		status, cas, err = fe.storeItem(r.key, value, opAdd, 0, exptime, 0)
+		s.logStore(r.key, value, opAdd, exptime, status, err)
 		switch {
 		case err == engine.ErrOOM:
 			fe.stats.storeNoMemory.Add(1)

@@ -2,6 +2,7 @@ package memproto
 
 import (
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/mclog"
 )
 
 // The meta protocol: mg ms md ma mn me. Replies echo the return flags in
@@ -488,6 +489,14 @@ func (s *session) metaArith(r *Request) {
 		number = appendUint(digits[:0], m.Initial)
 		var ok bool
 		created, it, ok = fe.vivify(r, number, vivT, ttlT)
+		if created && fe.log.Wants(mclog.Fetchers|mclog.Mutations) {
+			// memcached stores the new number as an add, which looks the
+			// key up again (watch.go)
+			if fe.log.Wants(mclog.Fetchers) {
+				s.logGet(r.Key, false, 0)
+			}
+			s.logStore(r.Key, number, opAdd, m.VivifyTTL, statusStored, nil)
+		}
 		if !created {
 			if !ok {
 				s.out = append(s.out, errOOMVivify+"\r\n"...)

@@ -20,7 +20,7 @@ import (
 //     get gets gat gats, and the key of every storage command (the old
 //     item, before the store), incr decr delete touch, mg ms md ma me.
 //     Only memcached-port requests: a Redis GET is not a memcached fetch.
-//     The binary protocol is not logged.
+//     Binary requests log as their text commands do.
 //   - mutations: an item_store for set add replace append prepend cas and
 //     ms, with the status, the command, the ttl and the size memcached
 //     shows (an append that stores: the new length and the old expiry).
@@ -129,8 +129,13 @@ func (s *session) logLookup(r *Request) {
 	if !s.fe.log.Wants(mclog.Fetchers) || r.Err != "" || r.Cmd == nil || !r.Cmd.looksUpKey() {
 		return
 	}
-	info, ok := s.fe.db.Info(r.Key)
-	s.logGet(r.Key, ok && info.Type == engine.TypeString, info.Len)
+	s.logLookupKey(r.Key)
+}
+
+// logLookupKey logs key's item_get as it is now.
+func (s *session) logLookupKey(key []byte) {
+	info, ok := s.fe.db.Info(key)
+	s.logGet(key, ok && info.Type == engine.TypeString, info.Len)
 }
 
 // logGet logs one fetch of key.

@@ -2,9 +2,12 @@ package compat
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,21 +82,48 @@ func (w *watchConn) line(t *testing.T) string {
 	return l
 }
 
-// until reads log lines until one matching stop, keeping those keep
-// matches, normalised.
+// until reads log lines until one matching stop and then while more come
+// within 300 ms, and returns those keep matches in gid order, normalised:
+// memcached's logger thread reads its workers' buffers one after the
+// other, so lines of connections on different workers arrive out of
+// order (gid is there to put them back, logger.c says).
 func (w *watchConn) until(t *testing.T, keep, stop *regexp.Regexp) []string {
 	t.Helper()
-	var out []string
+	var raw []string
 	for {
 		l := w.line(t)
+		raw = append(raw, l)
+		if stop.MatchString(l) {
+			break
+		}
+	}
+	for {
+		w.c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		l, err := w.r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		raw = append(raw, l)
+	}
+	gidOf := func(l string) int {
+		m := watchGid.FindStringSubmatch(l)
+		if m == nil {
+			return 0
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	sort.SliceStable(raw, func(i, j int) bool { return gidOf(raw[i]) < gidOf(raw[j]) })
+	var out []string
+	for _, l := range raw {
 		if keep.MatchString(l) {
 			out = append(out, normWatch(l))
 		}
-		if stop.MatchString(l) {
-			return out
-		}
 	}
+	return out
 }
+
+var watchGid = regexp.MustCompile(` gid=(\d+) `)
 
 // watchSteps are the requests of TestMemcWatchDifferential with the number
 // of reply lines each gets.
@@ -127,11 +157,50 @@ var watchSteps = []struct {
 	{"ms wdiff_m 2 ME\r\nhi\r\n", 1},
 	{"md wdiff_m\r\n", 1},
 	{"ma wdiff_n\r\n", 1},
+	{"ma wdiff_v N0 J7 v\r\n", 2},
+	{"mg wdiff_w N30 s v\r\n", 2},
 	{"get wdiff_%\xff\r\n", 1},
 	{"set wdiff_e 0 -1 1\r\nx\r\n", 1},
 	{"get wdiff_e\r\n", 1},
 	{"set wdiff_big 0 0 2000000\r\n" + strings.Repeat("x", 2000000) + "\r\n", 1},
-	{"get wdiff_end\r\n", 1},
+}
+
+// watchBinarySteps are binary requests (opcode, key, extras, value) sent
+// after watchSteps, each waited for: the binary protocol's fetches and
+// stores log as the text commands' do.
+var watchBinarySteps = []struct {
+	op                 byte
+	key, extras, value string
+}{
+	{0x00, "wdiff_bin", "", ""},                                    // Get, a miss
+	{0x01, "wdiff_bin", "\x00\x00\x00\x00\x00\x00\x00\x64", "abc"}, // Set, exptime 100
+	{0x0c, "wdiff_bin", "", ""},                                    // GetK
+	{0x0e, "wdiff_bin", "", "de"},                                  // Append
+	{0x02, "wdiff_bin", "\x00\x00\x00\x00\x00\x00\x00\x00", "x"},   // Add, not stored
+	{0x1c, "wdiff_bin", "\x00\x00\x00\x0a", ""},                    // Touch
+	{0x1d, "wdiff_bin", "\x00\x00\x00\x0a", ""},                    // GAT
+	{0x04, "wdiff_bin", "", ""},                                    // Delete
+	{0x05, "wdiff_bin_n", "\x00\x00\x00\x00\x00\x00\x00\x01" + "\x00\x00\x00\x00\x00\x00\x00\x05" + "\x00\x00\x00\x00", ""}, // Increment, created at 5
+	{0x05, "wdiff_bin_n", "\x00\x00\x00\x00\x00\x00\x00\x01" + "\x00\x00\x00\x00\x00\x00\x00\x05" + "\x00\x00\x00\x00", ""}, // Increment
+}
+
+// binRoundTrip sends one binary request and returns its reply's status and
+// body.
+func (w *watchConn) binRoundTrip(t *testing.T, req []byte) string {
+	t.Helper()
+	if _, err := w.c.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	w.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	h := make([]byte, 24)
+	if _, err := io.ReadFull(w.r, h); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, binary.BigEndian.Uint32(h[8:]))
+	if _, err := io.ReadFull(w.r, body); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("status %#x body %q", binary.BigEndian.Uint16(h[6:]), body[int(h[4]):])
 }
 
 // TestMemcWatchDifferential: a "watch fetchers mutations" connection on
@@ -160,6 +229,11 @@ func TestMemcWatchDifferential(t *testing.T) {
 		for _, st := range watchSteps {
 			res.replies = append(res.replies, c.send(t, st.req, st.lines))
 		}
+		bc := dialWatch(t, addr)
+		for _, st := range watchBinarySteps {
+			res.replies = append(res.replies, bc.binRoundTrip(t, binaryRequest(st.op, st.key, st.extras, st.value)))
+		}
+		res.replies = append(res.replies, c.send(t, "get wdiff_end\r\n", 1))
 		res.lines = w.until(t, keep, stop)
 		return res
 	}
