@@ -107,6 +107,9 @@ func (s *session) stopWatching() {
 	if s.watchTimer != nil {
 		s.watchTimer.Stop()
 	}
+	// memcached's logger thread closes a watcher with no reason set:
+	// its conn_close shows the first one, error.
+	s.closeReason = mclog.CloseError
 }
 
 // IdleExempt spares a watcher from the idle timeout: it only reads.
@@ -200,7 +203,13 @@ func (s *session) logConnNew() {
 }
 
 func (s *session) logConnClose() {
-	if s.fe.log.Wants(mclog.ConnEvents) {
-		s.fe.log.ConnClose(s.connInfo(), s.closeReason)
+	if !s.fe.log.Wants(mclog.ConnEvents) {
+		return
 	}
+	why := s.closeReason
+	if t := s.fe.cfg.Timeout(); why == mclog.CloseNormal && t > 0 && s.peer.Idle() >= t {
+		// The server's idle sweep closed it (the session is not told why).
+		why = mclog.CloseIdleTimeout
+	}
+	s.fe.log.ConnClose(s.connInfo(), why)
 }
