@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -319,4 +320,76 @@ func TestMemcWatchEvictionsConnEvents(t *testing.T) {
 	r, s := both(run, ref, sut)
 	t.Logf("memcached's lines, normalised: %q", r)
 	compareWatchLines(t, r, s)
+}
+
+// TestMemcWatchSlowWatcher: a watcher that never reads must not slow other
+// clients nor grow the server: with one attached, 100 000 gets (some 15 MB
+// of log lines) run about as fast as without, the server's resident
+// memory grows by far less than the lines' size, and stats counts the
+// lines skipped. Tandem only (it reads the server's /proc status).
+func TestMemcWatchSlowWatcher(t *testing.T) {
+	mustNotSelfTest(t)
+	dir := t.TempDir()
+	srv := startFor(t, dir, "tandem-slow-watcher", 2, func(p []int) []string {
+		return []string{tandemBin, "--port", strconv.Itoa(p[0]), "--memcached-port", strconv.Itoa(p[1]),
+			"--bind", "127.0.0.1", "--save", "", "--dir", dir, "--memcached-watcher-logbuf-size", "65536"}
+	})
+	addr := srv.addrs[1]
+	key := strings.Repeat("k", 100)
+	gets := func(c *watchConn, n int) time.Duration {
+		start := time.Now()
+		const batch = 100
+		req := strings.Repeat("get "+key+"\r\n", batch)
+		for range n / batch {
+			c.send(t, req, batch)
+		}
+		return time.Since(start)
+	}
+	c := dialWatch(t, addr)
+	base := gets(c, 20000) // also warms the server up
+	rss0 := residentKB(t, srv.cmd.Process.Pid)
+	w := dialWatch(t, addr)
+	if tc, ok := w.c.(*net.TCPConn); ok {
+		tc.SetReadBuffer(4096) // a small window: the server's socket fills soon
+	}
+	if got := w.send(t, "watch fetchers\r\n", 1); got != "OK\r\n" {
+		t.Fatalf("watch: %q", got)
+	}
+	slow := gets(c, 100000) / 5 // per 20 000, as base
+	rss1 := residentKB(t, srv.cmd.Process.Pid)
+	stats := c.send(t, "stats\r\n", 0)
+	for {
+		l := c.line(t)
+		stats += l
+		if l == "END\r\n" {
+			break
+		}
+	}
+	if !strings.Contains(stats, "STAT log_watchers 1\r\n") || strings.Contains(stats, "STAT log_watcher_skipped 0\r\n") {
+		t.Errorf("want one watcher and skipped lines:\n%s", stats)
+	}
+	t.Logf("20 000 gets: %v without a watcher, %v with one that does not read; RSS %d kB -> %d kB", base, slow, rss0, rss1)
+	if slow > 3*base+time.Second {
+		t.Errorf("a watcher that does not read slowed a client from %v to %v per 20 000 gets", base, slow)
+	}
+	if grown := rss1 - rss0; grown > 8<<10 {
+		t.Errorf("resident memory grew by %d kB with a watcher that does not read (its lines: ~15 MB)", grown)
+	}
+}
+
+// residentKB is a process's VmRSS.
+func residentKB(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
 }
