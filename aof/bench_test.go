@@ -2,6 +2,8 @@ package aof
 
 import (
 	"testing"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // BenchmarkAppend is the event loops' cost per write command.
@@ -12,7 +14,7 @@ func BenchmarkAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	p := AppendCommand(nil, "SET", "key:000000000001", "value-of-sixteen")
+	p := propagate.AppendCommand(nil, "SET", "key:000000000001", "value-of-sixteen")
 	b.ReportAllocs()
 	b.SetBytes(int64(len(p)))
 	b.RunParallel(func(pb *testing.PB) {
@@ -38,7 +40,7 @@ func BenchmarkAlwaysGroupCommit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	p := AppendCommand(nil, "SET", "key:000000000001", "value-of-sixteen")
+	p := propagate.AppendCommand(nil, "SET", "key:000000000001", "value-of-sixteen")
 	b.SetParallelism(16)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {

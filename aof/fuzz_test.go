@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // FuzzAOFReader: any bytes either parse into commands whose re-encoding
@@ -42,7 +44,7 @@ func FuzzAOFReader(f *testing.F) {
 			for i, a := range args {
 				strs[i] = string(a)
 			}
-			re = AppendCommand(re, strs...)
+			re = propagate.AppendCommand(re, strs...)
 		}
 		r2 := NewReader(bytes.NewReader(re), 0)
 		for {

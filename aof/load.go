@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // LoadStatus says what Load found.
@@ -227,7 +229,7 @@ func loadFile(o *Options, name string, size int64, last bool, cb LoadCallbacks, 
 			}
 		case inMulti || isMulti:
 			// Queued as Redis queues them: only EXEC runs a transaction.
-			queued = AppendCommand(queued, args...)
+			queued = propagate.AppendCommand(queued, args...)
 			inMulti = true
 		default:
 			if err := run(args); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
 
@@ -39,7 +40,7 @@ func writeDir(t *testing.T, o Options, manifest string, files map[string]string)
 	}
 }
 
-func cmd(args ...string) string { return string(AppendCommand(nil, args...)) }
+func cmd(args ...string) string { return string(propagate.AppendCommand(nil, args...)) }
 
 // collect loads o and returns the commands seen, space-joined.
 func collect(o Options) ([]string, []string, LoadStats, error) {

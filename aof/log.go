@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // Log is the open AOF: the manifest in use and the incr file every write
@@ -231,7 +233,7 @@ func (l *Log) Append(db int, p []byte) uint64 {
 		}
 	}
 	if db >= 0 && db != l.db {
-		l.buf = AppendCommand(l.buf, "SELECT", strconv.Itoa(db))
+		l.buf = propagate.AppendCommand(l.buf, "SELECT", strconv.Itoa(db))
 		l.db = db
 	}
 	l.buf = append(l.buf, p...)
@@ -239,22 +241,6 @@ func (l *Log) Append(db int, p []byte) uint64 {
 	seq := l.appended
 	l.mu.Unlock()
 	return seq
-}
-
-// AppendCommand appends args as a RESP multibulk request, the form an AOF
-// holds.
-func AppendCommand[S ~string | ~[]byte](b []byte, args ...S) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
 }
 
 // Flush writes what was appended, without fsync, as Redis does before it

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // hookFile is a real incr file that counts syncs, can make them slow, and
@@ -80,7 +82,7 @@ func TestGroupCommit(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				seq := l.Append(-1, AppendCommand(nil, "SET", fmt.Sprintf("k%d", w), fmt.Sprint(i)))
+				seq := l.Append(-1, propagate.AppendCommand(nil, "SET", fmt.Sprintf("k%d", w), fmt.Sprint(i)))
 				if err := l.WaitDurable(seq); err != nil {
 					t.Error(err)
 					return
@@ -114,10 +116,10 @@ func TestAppendSelectAndTimestamps(t *testing.T) {
 	now := int64(1700000000)
 	o.Now = func() time.Time { return time.Unix(atomic.LoadInt64(&now), 0) }
 	l := openTest(t, o)
-	l.Append(0, AppendCommand(nil, "SET", "a", "1"))
-	l.Append(0, AppendCommand(nil, "SET", "b", "1"))
+	l.Append(0, propagate.AppendCommand(nil, "SET", "a", "1"))
+	l.Append(0, propagate.AppendCommand(nil, "SET", "b", "1"))
 	atomic.StoreInt64(&now, now+1)
-	l.Append(3, AppendCommand(nil, "SET", "c", "1"))
+	l.Append(3, propagate.AppendCommand(nil, "SET", "c", "1"))
 	if err := l.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func TestAppendSelectAndTimestamps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Append(3, AppendCommand(nil, "SET", "d", "1"))
+	l.Append(3, propagate.AppendCommand(nil, "SET", "d", "1"))
 	l.Flush()
 	rw.Abort()
 	data, _ = os.ReadFile(o.path(l.Stats().IncrFile))
@@ -150,12 +152,12 @@ func TestWriteErrorRefusesThenRecovers(t *testing.T) {
 	var h hooks
 	h.install(&o)
 	l := openTest(t, o)
-	l.Append(-1, AppendCommand(nil, "SET", "a", "1"))
+	l.Append(-1, propagate.AppendCommand(nil, "SET", "a", "1"))
 	if err := l.Flush(); err != nil || l.WritesRefused() != "" {
 		t.Fatal(err, l.WritesRefused())
 	}
 	h.failWrites.Store(6) // five bytes get through, then ENOSPC
-	l.Append(-1, AppendCommand(nil, "SET", "b", "2"))
+	l.Append(-1, propagate.AppendCommand(nil, "SET", "b", "2"))
 	if err := l.Flush(); err == nil {
 		t.Fatal("Flush succeeded on a failing disk")
 	}
@@ -170,7 +172,7 @@ func TestWriteErrorRefusesThenRecovers(t *testing.T) {
 		t.Errorf("the partial write stayed in the file: %q", data)
 	}
 	h.failWrites.Store(0)
-	l.Append(-1, AppendCommand(nil, "SET", "c", "3"))
+	l.Append(-1, propagate.AppendCommand(nil, "SET", "c", "3"))
 	if err := l.Flush(); err != nil || l.WritesRefused() != "" {
 		t.Fatal(err, l.WritesRefused())
 	}
@@ -187,7 +189,7 @@ func TestWriteErrorRetriedInBackground(t *testing.T) {
 	h.install(&o)
 	l := openTest(t, o)
 	h.failWrites.Store(1)
-	l.Append(-1, AppendCommand(nil, "SET", "a", "1"))
+	l.Append(-1, propagate.AppendCommand(nil, "SET", "a", "1"))
 	l.Flush()
 	if l.WritesRefused() == "" {
 		t.Fatal("not refused")
@@ -206,7 +208,7 @@ func TestAlwaysWriteErrorIsFatal(t *testing.T) {
 	h.install(&o)
 	l := openTest(t, o)
 	h.failWrites.Store(1)
-	err := l.WaitDurable(l.Append(-1, AppendCommand(nil, "SET", "a", "1")))
+	err := l.WaitDurable(l.Append(-1, propagate.AppendCommand(nil, "SET", "a", "1")))
 	if err == nil || err.Error() != "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting..." {
 		t.Errorf("err %v", err)
 	}
@@ -219,7 +221,7 @@ func TestEverysecSyncsOffTheCaller(t *testing.T) {
 	h.install(&o)
 	l := openTest(t, o)
 	for i := 0; i < 100; i++ {
-		l.Append(-1, AppendCommand(nil, "INCR", "n"))
+		l.Append(-1, propagate.AppendCommand(nil, "INCR", "n"))
 		l.Flush()
 	}
 	if n := h.syncs.Load(); n != 0 {
@@ -233,7 +235,7 @@ func TestEverysecSyncsOffTheCaller(t *testing.T) {
 	// no-appendfsync-on-rewrite holds syncs back during a rewrite.
 	l.SetNoFsyncOnRewrite(true)
 	rw, _ := l.BeginRewrite()
-	l.Append(-1, AppendCommand(nil, "INCR", "n"))
+	l.Append(-1, propagate.AppendCommand(nil, "INCR", "n"))
 	l.Flush()
 	l.SyncNow()
 	waitNoPendingFsync(t, l)
@@ -270,8 +272,8 @@ func TestRewriteCommit(t *testing.T) {
 	o := testOptions(t)
 	o.Fsync = FsyncEverySec
 	l := openTest(t, o)
-	l.Append(-1, AppendCommand(nil, "SET", "a", "1"))
-	l.Append(-1, AppendCommand(nil, "SET", "b", "1"))
+	l.Append(-1, propagate.AppendCommand(nil, "SET", "a", "1"))
+	l.Append(-1, propagate.AppendCommand(nil, "SET", "b", "1"))
 	rw, err := l.BeginRewrite()
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +281,7 @@ func TestRewriteCommit(t *testing.T) {
 	if _, err := l.BeginRewrite(); err != ErrRewriteInProgress {
 		t.Errorf("second rewrite: %v", err)
 	}
-	l.Append(-1, AppendCommand(nil, "SET", "c", "1"))
+	l.Append(-1, propagate.AppendCommand(nil, "SET", "c", "1"))
 	l.Flush()
 	if err := rw.WriteBase(func(w io.Writer, kind BaseKind) error {
 		if kind != BaseAOF {
@@ -337,12 +339,12 @@ func TestRewriteCrashPoints(t *testing.T) {
 		t.Run(stop, func(t *testing.T) {
 			o := testOptions(t)
 			l := openTest(t, o)
-			l.Append(-1, AppendCommand(nil, "SET", "a", "1"))
+			l.Append(-1, propagate.AppendCommand(nil, "SET", "a", "1"))
 			rw, err := l.BeginRewrite()
 			if err != nil {
 				t.Fatal(err)
 			}
-			l.Append(-1, AppendCommand(nil, "SET", "b", "2"))
+			l.Append(-1, propagate.AppendCommand(nil, "SET", "b", "2"))
 			l.Flush()
 			switch stop {
 			case "during base":
@@ -422,7 +424,7 @@ func waitNoPendingFsync(t *testing.T, l *Log) {
 func TestEnableAtRunTime(t *testing.T) {
 	o := testOptions(t)
 	old := openTest(t, o)
-	old.Append(-1, AppendCommand(nil, "SET", "stale", "1"))
+	old.Append(-1, propagate.AppendCommand(nil, "SET", "stale", "1"))
 	old.Close()
 
 	l, rw, err := Enable(o)
@@ -430,7 +432,7 @@ func TestEnableAtRunTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	l.Append(0, AppendCommand(nil, "SET", "b", "2"))
+	l.Append(0, propagate.AppendCommand(nil, "SET", "b", "2"))
 	l.Flush()
 	if got := strings.Join(loadAll(t, o), "|"); got != "SET stale 1" {
 		t.Errorf("before the first commit: %q", got)
@@ -442,7 +444,7 @@ func TestEnableAtRunTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Append(0, AppendCommand(nil, "SET", "c", "3"))
+	l.Append(0, propagate.AppendCommand(nil, "SET", "c", "3"))
 	l.Flush()
 	rw.WriteBase(func(w io.Writer, _ BaseKind) error {
 		_, err := io.WriteString(w, cmd("MSET", "a", "1", "b", "2"))
@@ -451,7 +453,7 @@ func TestEnableAtRunTime(t *testing.T) {
 	if err := rw.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	l.Append(0, AppendCommand(nil, "SET", "d", "4"))
+	l.Append(0, propagate.AppendCommand(nil, "SET", "d", "4"))
 	l.Flush()
 	if got := strings.Join(loadAll(t, o), "|"); got != "MSET a 1 b 2|SELECT 0|SET c 3|SET d 4" {
 		t.Errorf("after commit: %q", got)
@@ -478,7 +480,7 @@ func TestClosed(t *testing.T) {
 		t.Errorf("Flush after Close: %v", err)
 	}
 	l.SetFsync(FsyncAlways)
-	if err := l.WaitDurable(l.Append(0, AppendCommand(nil, "PING"))); err != ErrClosed {
+	if err := l.WaitDurable(l.Append(0, propagate.AppendCommand(nil, "PING"))); err != ErrClosed {
 		t.Errorf("WaitDurable after Close: %v", err)
 	}
 	if _, err := l.BeginRewrite(); err != ErrClosed {

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/tandemkv/tandem/internal/benchkit"
 	"github.com/tandemkv/tandem/internal/realserver"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
 
@@ -265,7 +266,7 @@ func TestRedisServerLoadsOurAOF(t *testing.T) {
 			m := newModel()
 			state := map[string]string{}
 			appendCmd := func(l *Log, db int, args ...string) {
-				if err := l.WaitDurable(l.Append(db, AppendCommand(nil, args...))); err != nil {
+				if err := l.WaitDurable(l.Append(db, propagate.AppendCommand(nil, args...))); err != nil {
 					t.Fatal(err)
 				}
 				m.db = db
@@ -307,10 +308,10 @@ func TestRedisServerLoadsOurAOF(t *testing.T) {
 			appendCmd(l, 0, "SET", "a", "1")
 			appendCmd(l, 1, "SET", "b", "in db1")
 			appendCmd(l, 0, "INCR", "n")
-			tx := AppendCommand(nil, "MULTI")
-			tx = AppendCommand(tx, "INCR", "n")
-			tx = AppendCommand(tx, "SET", "t", "x")
-			tx = AppendCommand(tx, "EXEC")
+			tx := propagate.AppendCommand(nil, "MULTI")
+			tx = propagate.AppendCommand(tx, "INCR", "n")
+			tx = propagate.AppendCommand(tx, "SET", "t", "x")
+			tx = propagate.AppendCommand(tx, "EXEC")
 			l.WaitDurable(l.Append(0, tx))
 			m.apply([]string{"INCR", "n"})
 			m.apply([]string{"SET", "t", "x"})
@@ -369,7 +370,7 @@ func TestRedisServerLoadsEnabledAOF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Append(0, AppendCommand(nil, "SET", "later", "x"))
+	l.Append(0, propagate.AppendCommand(nil, "SET", "later", "x"))
 	if err := rw.WriteBase(func(w io.Writer, _ BaseKind) error {
 		rw, err := rdb.NewWriter(w, rdb.WriterOptions{Checksum: true})
 		if err != nil {
@@ -384,7 +385,7 @@ func TestRedisServerLoadsEnabledAOF(t *testing.T) {
 	if err := rw.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	l.Append(1, AppendCommand(nil, "SET", "db1", "z"))
+	l.Append(1, propagate.AppendCommand(nil, "SET", "db1", "z"))
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}

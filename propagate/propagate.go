@@ -286,7 +286,7 @@ func (o *Ops) Reset() {
 
 // AppendCommand appends args as a RESP multibulk, the form of the AOF
 // and of the replication stream.
-func AppendCommand(b []byte, args ...[]byte) []byte {
+func AppendCommand[S ~string | ~[]byte](b []byte, args ...S) []byte {
 	b = append(b, '*')
 	b = strconv.AppendInt(b, int64(len(args)), 10)
 	b = append(b, '\r', '\n')
