@@ -29,13 +29,18 @@ type Cut struct {
 
 // Config is the replication configuration, in redis.conf's terms.
 type Config struct {
-	BacklogSize       int64         // repl-backlog-size
-	BacklogTTL        time.Duration // repl-backlog-ttl: free the backlog after this long with no replica (0 = never)
-	PingPeriod        time.Duration // repl-ping-replica-period
-	Timeout           time.Duration // repl-timeout
-	DisklessSync      bool          // repl-diskless-sync: stream the RDB ($EOF:) to replicas with capa eof
-	MinReplicas       int           // min-replicas-to-write
-	MinReplicasMaxLag time.Duration // min-replicas-max-lag
+	BacklogSize  int64         // repl-backlog-size
+	BacklogTTL   time.Duration // repl-backlog-ttl: free the backlog after this long with no replica (0 = never)
+	PingPeriod   time.Duration // repl-ping-replica-period
+	Timeout      time.Duration // repl-timeout
+	DisklessSync bool          // repl-diskless-sync: stream the RDB ($EOF:) to replicas with capa eof
+	// repl-diskless-sync-delay: a diskless sync waits this long for more
+	// replicas to share it; repl-diskless-sync-max-replicas starts it as
+	// soon as that many wait (0 = no such count).
+	DisklessSyncDelay       time.Duration
+	DisklessSyncMaxReplicas int
+	MinReplicas             int           // min-replicas-to-write
+	MinReplicasMaxLag       time.Duration // min-replicas-max-lag
 	// client-output-buffer-limit replica <hard> <soft> <soft seconds>;
 	// 0 disables a limit.
 	OutputHard, OutputSoft int64
@@ -56,6 +61,7 @@ func DefaultConfig() Config {
 		PingPeriod:        10 * time.Second,
 		Timeout:           60 * time.Second,
 		DisklessSync:      true,
+		DisklessSyncDelay: 5 * time.Second,
 		MinReplicasMaxLag: 10 * time.Second,
 		OutputHard:        256 << 20,
 		OutputSoft:        64 << 20,

@@ -64,7 +64,7 @@ func (p *Primary) Cron() {
 		l := p.links[i]
 		switch {
 		case l.state == stateWaitBgsaveStart ||
-			(l.state == stateWaitBgsaveEnd && !(l.capaEOF && p.cfg.DisklessSync)):
+			(l.state == stateWaitBgsaveEnd && !l.diskless):
 			// Keeps the replica's read timeout from firing while the
 			// RDB is made (the replica skips empty lines before $len).
 			if !l.sendLocked([]byte("\n")) {
@@ -81,6 +81,7 @@ func (p *Primary) Cron() {
 			i--
 		}
 	}
+	p.startSyncLocked(true)
 	if len(p.links) == 0 && p.cfg.BacklogTTL > 0 && p.backlog != nil && p.replica == nil &&
 		now.Sub(p.noLinksSince) > p.cfg.BacklogTTL {
 		p.replid = newReplID()

@@ -15,7 +15,10 @@
 // still held) or starts a full sync (+FULLRESYNC <replid> <offset>, then
 // an RDB from Config.Snapshot, diskless as $EOF:<mark>…<mark> or spooled
 // to a file and sent as $<len>); writes fed after the snapshot's cut are
-// held and follow the RDB. REPLCONF ACK moves the replica's acknowledged
+// held and follow the RDB. Replicas waiting together share one snapshot:
+// a diskless one starts after repl-diskless-sync-delay (or
+// repl-diskless-sync-max-replicas waiting), and one arriving while a
+// snapshot runs waits for the next, as Redis with a socket target. REPLCONF ACK moves the replica's acknowledged
 // offset, which WAIT (WaitAsync), ROLE, INFO and min-replicas-to-write
 // (GoodReplicas) read. Cron, once a second, feeds "ping" every
 // repl-ping-replica-period, drops replicas silent past repl-timeout and

@@ -438,6 +438,7 @@ func TestRealRedisReplicaOfPrimary(t *testing.T) {
 		t.Run(map[bool]string{true: "diskless", false: "spooled"}[diskless], func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.DisklessSync = diskless
+	cfg.DisklessSyncDelay = 0
 			cfg.TempDir = t.TempDir()
 			cfg.PingPeriod = time.Second
 			cfg.Log = func(s string) { t.Log(s) }
@@ -528,6 +529,7 @@ func TestChainRealMasterOursRealReplica(t *testing.T) {
 	must(mc.Set(ctx, "a", "1", 0).Err())
 
 	cfg := DefaultConfig()
+	cfg.DisklessSyncDelay = 0
 	cfg.Log = func(s string) { t.Log(s) }
 	p := NewPrimary(cfg)
 	defer p.Close()
@@ -728,6 +730,7 @@ func TestInfoFieldsAsRedis(t *testing.T) {
 	})
 	cfg := DefaultConfig()
 	cfg.MinReplicas = 1
+	cfg.DisklessSyncDelay = 0
 	p := NewPrimary(cfg)
 	defer p.Close()
 	st := newStore(p)

@@ -1,14 +1,8 @@
 package repl
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"io"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -76,6 +70,8 @@ type Link struct {
 	held       []byte
 	initialOff int64
 	softSince  time.Time
+	waitSince  time.Time // when it began waiting for a full sync
+	diskless   bool      // its full sync is diskless ($EOF:)
 	closed     bool
 }
 
@@ -245,7 +241,8 @@ func (l *Link) Sync(args [][]byte) []byte {
 		p.createBacklogLocked()
 		p.cfg.logf("Replication backlog created, my new replication IDs are '" + p.replid + "' and '" + p.replid2 + "'")
 	}
-	go p.fullSync(l)
+	l.waitSince = p.now()
+	p.startSyncLocked(false)
 	return nil
 }
 
@@ -376,135 +373,6 @@ func (l *Link) Close() {
 	l.p.mu.Unlock()
 }
 
-// eofMarkSize is RDB_EOF_MARK_SIZE.
-const eofMarkSize = 40
-
-// rdbChunk is how much of a spooled RDB is queued at once, and the
-// connection queue above which the transfer waits for the socket.
-const (
-	rdbChunk    = 256 << 10
-	rdbInFlight = 4 << 20
-)
-
-var errNoCut = errors.New("repl: the snapshot never called cut")
-
-// fullSync makes a replica's RDB and sends it, diskless ($EOF:<mark>)
-// when it announced capa eof and repl-diskless-sync is on, else spooled
-// to a file and sent with its length. The stream fed after the cut is
-// held and follows the RDB.
-func (p *Primary) fullSync(l *Link) {
-	p.mu.Lock()
-	cfg := p.cfg
-	proxying := p.replica != nil
-	p.mu.Unlock()
-	// On a replica the stream is applied by another goroutine outside the
-	// log's lock: pause it between commands until the cut, so the RDB and
-	// the proxied offset agree.
-	var releaseOnce sync.Once
-	if proxying {
-		p.gate.Lock()
-	}
-	release := func() {
-		releaseOnce.Do(func() {
-			if proxying {
-				p.gate.Unlock()
-			}
-		})
-	}
-	diskless := l.capaEOF && cfg.DisklessSync
-	var mark string
-	var w io.Writer
-	var spool *os.File
-	if diskless {
-		var b [eofMarkSize / 2]byte
-		_, _ = rand.Read(b[:])
-		mark = hex.EncodeToString(b[:])
-		w = &linkWriter{l: l}
-	} else {
-		f, err := os.CreateTemp(cfg.TempDir, "temp-repl-*.rdb")
-		if err != nil {
-			release()
-			p.failSync(l, err)
-			return
-		}
-		spool = f
-		defer func() {
-			f.Close()
-			os.Remove(f.Name())
-		}()
-		w = f
-	}
-	cutDone := false
-	cut := func() Cut {
-		p.mu.Lock()
-		c := Cut{Offset: p.offset, ReplID: p.replid, StreamDB: p.streamDBLocked()}
-		off := c.Offset
-		if !cutDone {
-			cutDone = true
-			if !l.closed {
-				l.initialOff = off
-				l.state = stateWaitBgsaveEnd
-				l.held = nil
-				// The replica's stream must start by selecting its db.
-				p.seldb = -1
-				if !l.prePSYNC {
-					l.sendLocked([]byte("+FULLRESYNC " + p.replid + " " + strconv.FormatInt(off, 10) + "\r\n"))
-				}
-				if diskless {
-					l.sendLocked([]byte("$EOF:" + mark + "\r\n"))
-				}
-			}
-		}
-		p.mu.Unlock()
-		release()
-		return c
-	}
-	var err error
-	if cfg.Snapshot == nil {
-		err = errors.New("repl: no snapshot function configured")
-	} else {
-		err = cfg.Snapshot(w, cut)
-	}
-	release()
-	if err == nil && !cutDone {
-		err = errNoCut
-	}
-	if err != nil {
-		p.failSync(l, err)
-		return
-	}
-	if diskless {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if l.sendLocked([]byte(mark)) {
-			p.putOnlineLocked(l, true)
-		}
-		return
-	}
-	size, err := spool.Seek(0, io.SeekCurrent)
-	if err == nil {
-		_, err = spool.Seek(0, io.SeekStart)
-	}
-	if err != nil {
-		p.failSync(l, err)
-		return
-	}
-	p.mu.Lock()
-	l.state = stateSendBulk
-	ok := l.sendLocked([]byte("$" + strconv.FormatInt(size, 10) + "\r\n"))
-	p.mu.Unlock()
-	if !ok {
-		return
-	}
-	if _, err := io.CopyBuffer(&linkWriter{l: l}, spool, make([]byte, rdbChunk)); err != nil {
-		p.failSync(l, err)
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.putOnlineLocked(l, false)
-}
-
 // putOnlineLocked ends a full sync (replicaPutOnline): the replica is
 // online; after a diskless transfer its command stream waits for its
 // first ACK (it loads the RDB first), else the held stream goes now.
@@ -528,44 +396,4 @@ func (p *Primary) putOnlineLocked(l *Link, diskless bool) {
 	if len(held) > 0 {
 		l.sendLocked(held)
 	}
-}
-
-func (p *Primary) failSync(l *Link, err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cfg.logf("Full sync of replica " + l.name() + " failed: " + err.Error())
-	p.dropLocked(l, "full sync failed")
-}
-
-// linkWriter sends RDB bytes to a replica as the snapshot writes them,
-// waiting while the connection's queue is long so a slow replica makes
-// the snapshot wait instead of filling memory.
-type linkWriter struct{ l *Link }
-
-func (w *linkWriter) Write(b []byte) (int, error) {
-	l, p := w.l, w.l.p
-	total := len(b)
-	for len(b) > 0 {
-		for l.conn.Pending() > rdbInFlight {
-			p.mu.Lock()
-			closed := l.closed
-			p.mu.Unlock()
-			if closed {
-				return 0, errors.New("repl: replica gone")
-			}
-			time.Sleep(time.Millisecond)
-		}
-		n := len(b)
-		if n > rdbChunk {
-			n = rdbChunk
-		}
-		p.mu.Lock()
-		ok := l.sendLocked(b[:n])
-		p.mu.Unlock()
-		if !ok {
-			return 0, errors.New("repl: replica gone")
-		}
-		b = b[n:]
-	}
-	return total, nil
 }

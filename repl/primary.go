@@ -41,6 +41,7 @@ type Primary struct {
 	waiters      []*waiter
 	ackWanted    bool
 	cronLoops    int64
+	syncing      bool // a full sync's snapshot is being made or sent
 
 	replica *Replica     // non-nil while this server replicates a master
 	cached  *cachedState // the master state a PSYNC continues from

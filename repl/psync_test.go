@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -62,6 +63,7 @@ func waitFor(t *testing.T, what string, f func() bool) {
 func testPrimary(t testing.TB, mutate func(*Config)) (*Primary, *clock) {
 	cfg := DefaultConfig()
 	cfg.BacklogSize = 64
+	cfg.DisklessSyncDelay = 0 // TestDisklessDelayShares has its own
 	cfg.TempDir = t.TempDir()
 	cfg.Snapshot = func(w io.Writer, cut func() Cut) error {
 		cut()
@@ -446,3 +448,58 @@ func (discardConn) Send([]byte) error  { return nil }
 func (discardConn) Pending() int       { return 0 }
 func (discardConn) Close()             {}
 func (discardConn) RemoteAddr() string { return "127.0.0.1:1" }
+
+// Diskless replicas wait repl-diskless-sync-delay (checked by the cron)
+// so that those arriving together share one snapshot; with
+// repl-diskless-sync-max-replicas waiting it starts at once.
+func TestDisklessDelayShares(t *testing.T) {
+	var snapshots atomic.Int32
+	p, clk := testPrimary(t, func(c *Config) {
+		c.DisklessSyncDelay = 5 * time.Second
+		c.DisklessSyncMaxReplicas = 3
+		c.Snapshot = func(w io.Writer, cut func() Cut) error {
+			snapshots.Add(1)
+			cut()
+			_, err := io.WriteString(w, "RDB")
+			return err
+		}
+	})
+	var conns []*fakeConn
+	var links []*Link
+	join := func() {
+		c := &fakeConn{}
+		l := p.NewLink(c)
+		l.Replconf(bs([]string{"REPLCONF", "capa", "eof", "capa", "psync2"}))
+		l.Sync(bs([]string{"PSYNC", "?", "-1"}))
+		conns, links = append(conns, c), append(links, l)
+	}
+	online := func(l *Link) bool { p.mu.Lock(); defer p.mu.Unlock(); return l.state == stateOnline }
+	join()
+	clk.advance(3 * time.Second)
+	join()
+	p.Cron()
+	time.Sleep(20 * time.Millisecond)
+	if snapshots.Load() != 0 || strings.Contains(conns[0].text(), "FULLRESYNC") {
+		t.Fatal("started before repl-diskless-sync-delay")
+	}
+	clk.advance(2 * time.Second)
+	p.Cron()
+	waitFor(t, "both online", func() bool { return online(links[0]) && online(links[1]) })
+	if n := snapshots.Load(); n != 1 {
+		t.Fatalf("%d snapshots for two replicas waiting together", n)
+	}
+	first := func(c *fakeConn) string {
+		s := strings.TrimLeft(c.text(), "\n")
+		return s[:strings.Index(s, "\r\n")]
+	}
+	if a, b := first(conns[0]), first(conns[1]); a != b || !strings.HasPrefix(a, "+FULLRESYNC ") {
+		t.Fatalf("different transfers: %q, %q", a, b)
+	}
+	for range 3 {
+		join()
+	}
+	waitFor(t, "max-replicas start at once", func() bool { return online(links[2]) && online(links[3]) && online(links[4]) })
+	if n := snapshots.Load(); n != 2 {
+		t.Fatalf("%d snapshots", n)
+	}
+}
