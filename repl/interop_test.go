@@ -438,7 +438,7 @@ func TestRealRedisReplicaOfPrimary(t *testing.T) {
 		t.Run(map[bool]string{true: "diskless", false: "spooled"}[diskless], func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.DisklessSync = diskless
-	cfg.DisklessSyncDelay = 0
+			cfg.DisklessSyncDelay = 0
 			cfg.TempDir = t.TempDir()
 			cfg.PingPeriod = time.Second
 			cfg.Log = func(s string) { t.Log(s) }
