@@ -2,6 +2,8 @@ package repl
 
 import (
 	"time"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // cronLoop runs Cron once a second (replicationCron's 1 Hz) and sends the
@@ -23,10 +25,10 @@ func (p *Primary) cronLoop() {
 	}
 }
 
-var getAckCommand = AppendCommand(nil, []byte("REPLCONF"), []byte("GETACK"), []byte("*"))
+var getAckCommand = propagate.AppendCommand(nil, []byte("REPLCONF"), []byte("GETACK"), []byte("*"))
 
 // pingCommand is shared.ping: Redis writes it in lower case.
-var pingCommand = AppendCommand(nil, []byte("ping"))
+var pingCommand = propagate.AppendCommand(nil, []byte("ping"))
 
 // sendGetAck feeds REPLCONF GETACK * when a WAIT asked for acks; it is in
 // the stream and counts in the offset, as Redis's.

@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tandemkv/tandem/internal/realserver"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
 
@@ -174,7 +175,7 @@ func (s *store) apply(db int, args [][]byte) error {
 	}
 	// The lead's propagation feeds every write; a replica's Primary
 	// must ignore it (it proxies the master's bytes instead).
-	s.p.Feed(db, AppendCommand(nil, args...))
+	s.p.Feed(db, propagate.AppendCommand(nil, args...))
 	return nil
 }
 

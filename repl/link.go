@@ -86,6 +86,9 @@ const (
 	replySyntax      = "-ERR syntax error\r\n"
 	replyNotInteger  = "-ERR value is not an integer or out of range\r\n"
 	replyNoMasterRun = "-NOMASTERLINK Can't SYNC while not connected with my master\r\n"
+	// ReplyPendingOutput is (P)SYNC's error on a connection with
+	// replies not yet written.
+	ReplyPendingOutput = "-ERR SYNC and PSYNC are invalid with pending output\r\n"
 	// ErrWaitReplica is WAIT's error on a replica.
 	ErrWaitReplica = "-ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.\r\n"
 )
@@ -194,9 +197,10 @@ func (p *Primary) ack(l *Link, off int64) {
 // goroutine of its own. It returns a reply to send only on an error;
 // otherwise the connection now belongs to the replication stream: the
 // front-end writes nothing more to it itself and routes its REPLCONF
-// here. The front-end must have flushed the replies before PSYNC (a
-// pipeline's earlier replies): with bytes still pending in the
-// connection the reply is Redis's "invalid with pending output" error.
+// here. The front-end checks first that the connection has no reply
+// still unwritten (a pipeline's earlier replies) and else answers
+// ReplyPendingOutput, as Redis: only it knows that synchronously
+// (Pending may still count bytes the socket already took).
 func (l *Link) Sync(args [][]byte) []byte {
 	p := l.p
 	p.mu.Lock()
@@ -206,9 +210,6 @@ func (l *Link) Sync(args [][]byte) []byte {
 	}
 	if p.replica != nil && !p.replica.connectedLocked() {
 		return []byte(replyNoMasterRun)
-	}
-	if l.conn.Pending() > 0 {
-		return []byte("-ERR SYNC and PSYNC are invalid with pending output\r\n")
 	}
 	psync := strings.EqualFold(string(args[0]), "psync")
 	if psync {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // zeroID is a cleared replid2 (clearReplicationId2).
@@ -193,14 +195,14 @@ func selectCommand(db int) []byte {
 	if db >= 0 && db < len(sharedSelects) {
 		return sharedSelects[db]
 	}
-	return AppendCommand(nil, []byte("SELECT"), []byte(strconv.Itoa(db)))
+	return propagate.Select(nil, db)
 }
 
 // sharedSelects are the SELECTs of the first databases, made once (as
 // Redis's shared.select).
 var sharedSelects = func() (s [16][]byte) {
 	for db := range s {
-		s[db] = AppendCommand(nil, []byte("SELECT"), []byte(strconv.Itoa(db)))
+		s[db] = propagate.Select(nil, db)
 	}
 	return s
 }()

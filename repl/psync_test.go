@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // fakeConn records what a replica was sent.
@@ -40,7 +42,7 @@ type clock struct {
 func (c *clock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 func newClock() *clock                   { return &clock{t: time.Unix(1_700_000_000, 0)} }
-func cmd(args ...string) []byte          { return AppendCommand(nil, bs(args)...) }
+func cmd(args ...string) []byte          { return propagate.AppendCommand(nil, bs(args)...) }
 func bs(args []string) (out [][]byte) {
 	for _, a := range args {
 		out = append(out, []byte(a))
@@ -356,11 +358,6 @@ func TestSyncNoMasterLinkHardLimit(t *testing.T) {
 	c.mu.Unlock()
 	p.Feed(0, cmd("SET", "k", "0123456789"))
 	waitFor(t, "drop over the hard limit", c.isClosed)
-
-	busy := &fakeConn{pending: 5}
-	if got := string(p.NewLink(busy).Sync(bs([]string{"PSYNC", "?", "-1"}))); got != "-ERR SYNC and PSYNC are invalid with pending output\r\n" {
-		t.Fatalf("PSYNC with pending output: %q", got)
-	}
 
 	p.mu.Lock()
 	p.replica = &Replica{p: p, state: replConnecting}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // ReplicaOptions says which master to replicate and how to introduce
@@ -318,7 +320,7 @@ func (r *Replica) session() error {
 
 	// PING: any reply but an error other than an auth one means the
 	// master is there (it may want AUTH first).
-	if err := write(AppendCommand(nil, []byte("PING"))); err != nil {
+	if err := write(propagate.AppendCommand(nil, []byte("PING"))); err != nil {
 		return err
 	}
 	reply, err := readLine()
@@ -336,19 +338,19 @@ func (r *Replica) session() error {
 	var steps []string
 	if r.o.Pass != "" {
 		if r.o.User != "" {
-			hs = AppendCommand(hs, []byte("AUTH"), []byte(r.o.User), []byte(r.o.Pass))
+			hs = propagate.AppendCommand(hs, []byte("AUTH"), []byte(r.o.User), []byte(r.o.Pass))
 		} else {
-			hs = AppendCommand(hs, []byte("AUTH"), []byte(r.o.Pass))
+			hs = propagate.AppendCommand(hs, []byte("AUTH"), []byte(r.o.Pass))
 		}
 		steps = append(steps, "auth")
 	}
-	hs = AppendCommand(hs, []byte("REPLCONF"), []byte("listening-port"), []byte(strconv.Itoa(r.o.ListeningPort)))
+	hs = propagate.AppendCommand(hs, []byte("REPLCONF"), []byte("listening-port"), []byte(strconv.Itoa(r.o.ListeningPort)))
 	steps = append(steps, "port")
 	if r.o.AnnounceIP != "" {
-		hs = AppendCommand(hs, []byte("REPLCONF"), []byte("ip-address"), []byte(r.o.AnnounceIP))
+		hs = propagate.AppendCommand(hs, []byte("REPLCONF"), []byte("ip-address"), []byte(r.o.AnnounceIP))
 		steps = append(steps, "ip")
 	}
-	hs = AppendCommand(hs, []byte("REPLCONF"), []byte("capa"), []byte("eof"), []byte("capa"), []byte("psync2"))
+	hs = propagate.AppendCommand(hs, []byte("REPLCONF"), []byte("capa"), []byte("eof"), []byte("capa"), []byte("psync2"))
 	steps = append(steps, "capa")
 	if err := write(hs); err != nil {
 		return err
@@ -377,7 +379,7 @@ func (r *Replica) session() error {
 		psyncOff = strconv.FormatInt(cached.off+1, 10)
 	}
 	r.p.mu.Unlock()
-	if err := write(AppendCommand(nil, []byte("PSYNC"), []byte(psyncID), []byte(psyncOff))); err != nil {
+	if err := write(propagate.AppendCommand(nil, []byte("PSYNC"), []byte(psyncID), []byte(psyncOff))); err != nil {
 		return err
 	}
 	for {
@@ -605,7 +607,7 @@ func (r *Replica) sendAck() {
 }
 
 func (r *Replica) writeAck(conn net.Conn, off int64) {
-	b := AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), []byte(strconv.FormatInt(off, 10)))
+	b := propagate.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), []byte(strconv.FormatInt(off, 10)))
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	conn.SetWriteDeadline(time.Now().Add(10 * time.Second))

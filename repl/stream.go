@@ -159,19 +159,3 @@ func parseInt(b []byte) (int64, bool) {
 	}
 	return v, true
 }
-
-// AppendCommand appends args as one RESP multibulk, the form every
-// command takes in the replication stream.
-func AppendCommand(b []byte, args ...[]byte) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}

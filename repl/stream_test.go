@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/tandemkv/tandem/propagate"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -108,7 +110,7 @@ func parseAll(t *testing.T, data []byte, cut int) string {
 				t.Fatalf("consumed %d of %d", n, len(buf))
 			}
 			if buf[0] == '*' && len(args) > 0 {
-				if enc := AppendCommand(nil, args...); !bytes.Equal(enc, buf[:n]) {
+				if enc := propagate.AppendCommand(nil, args...); !bytes.Equal(enc, buf[:n]) {
 					t.Fatalf("re-encoded %q, consumed %q", enc, buf[:n])
 				}
 			}
