@@ -75,6 +75,7 @@ type Waiter struct {
 	// keyspace notification ("lpop", "zpopmin"…).
 	popClass Class
 	popEvent string
+	popCount int // the count a hand-off takes; negative: one element (BLPOP)
 	regs     []*waitReg // its places in queues; the owner's only
 	// nudged: a retry waiter was woken and has not retried since, so more
 	// pushes need not wake it again (a busy queue would flood its loop).
@@ -280,6 +281,7 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		}
 		w.take(key, a)
 		d.notifyLater(w.popClass, w.popEvent, key)
+		d.handedOff(Handoff{DB: d.num, Key: key, Event: w.popEvent, Count: w.poppedCount()})
 		w.state = served
 		w.mu.Unlock()
 		s.unlinkWaiter(r)

@@ -23,6 +23,49 @@ type EffectHook interface {
 	// order they were made.
 	Lock()
 	Unlock()
+	// Served reports a hand-off no command's handle collected (blocked
+	// clients served at the end of an exclusive section, or when a
+	// waiter left): fed at once, under the key's shard lock.
+	Served(h Handoff)
+}
+
+// Handoff is what a write served to a blocked client: Count elements
+// (negative: the single-element form, BLPOP's) popped from Key by Event
+// ("lpop", "rpop", "zpopmin", "zpopmax"), the form a write stream
+// propagates it in, after the write that served it.
+type Handoff struct {
+	DB    int
+	Key   []byte
+	Event string
+	Count int
+}
+
+// poppedCount is the count a hand-off to w propagates with: the elements
+// it took, or -1 for the single-element form.
+func (w *Waiter) poppedCount() int {
+	if w.popCount < 0 {
+		return -1
+	}
+	switch r := w.result.(type) {
+	case *ListPopResult:
+		return len(r.Values)
+	case *ZPopResult:
+		return len(r.Members)
+	}
+	return w.popCount
+}
+
+// handedOff records h for the handle's command (its WriteCounter), or
+// reports it to the hook when the handle has none.
+func (d DB) handedOff(h Handoff) {
+	if d.writes != nil {
+		h.Key = append([]byte(nil), h.Key...)
+		d.writes.handoffs = append(d.writes.handoffs, h)
+		return
+	}
+	if b := d.e.effects.Load(); b != nil {
+		b.h.Served(h)
+	}
 }
 
 type effectBox struct{ h EffectHook }
@@ -55,7 +98,18 @@ func (e *Engine) removed(db int, key []byte, evicted bool) {
 // (CountWrites): a front-end reads it before and after a command to know
 // whether the command changed the keyspace. It is the count of one
 // connection, used only by that connection's goroutine.
-type WriteCounter struct{ n uint64 }
+type WriteCounter struct {
+	n        uint64
+	handoffs []Handoff
+}
+
+// TakeHandoffs returns the hand-offs the counted handles' writes made to
+// blocked clients since the last call, and forgets them.
+func (w *WriteCounter) TakeHandoffs() []Handoff {
+	h := w.handoffs
+	w.handoffs = w.handoffs[:0:0]
+	return h
+}
 
 // Count returns the writes counted so far.
 func (w *WriteCounter) Count() uint64 { return w.n }

@@ -925,7 +925,7 @@ func (d DB) BLPopEnd(keys [][]byte, end ListEnd, count int, w *Waiter) (*ListPop
 		if w != nil {
 			w.typ = TypeList
 			w.take = func(key []byte, a aggregate) { w.result = popCopies(a.(*list), key, end, n) }
-			w.popClass, w.popEvent = ClassList, "lpop"
+			w.popClass, w.popEvent, w.popCount = ClassList, "lpop", count
 			if end == ListRight {
 				w.popEvent = "rpop"
 			}

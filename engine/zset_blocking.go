@@ -32,7 +32,7 @@ func (d DB) BZPop(keys [][]byte, max bool, count int, w *Waiter) (*ZPopResult, e
 		if w != nil {
 			w.typ = TypeZSet
 			w.take = func(key []byte, a aggregate) { w.result = zsetPopCopies(a, key, max, n) }
-			w.popClass, w.popEvent = ClassZSet, "zpopmin"
+			w.popClass, w.popEvent, w.popCount = ClassZSet, "zpopmin", count
 			if max {
 				w.popEvent = "zpopmax"
 			}

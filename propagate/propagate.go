@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tandemkv/tandem/engine"
 )
 
 // Sink receives the write stream. Feed is called in stream order, under
@@ -116,12 +118,35 @@ func (l *Log) Removed(db int, key []byte, evicted bool) {
 	l.feed(db, l.scratch)
 }
 
+// Served implements engine.EffectHook: a hand-off to a blocked client
+// that no command collected is fed at once, as its pop.
+func (l *Log) Served(h engine.Handoff) {
+	if !l.Active() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.scratch = AppendHandoff(l.scratch[:0], h)
+	l.feed(h.DB, l.scratch)
+}
+
+// AppendHandoff appends the command a hand-off is propagated as: LPOP,
+// RPOP, ZPOPMIN or ZPOPMAX of its key, with its count unless it took one
+// element (BLPOP's form), as Redis's serveClientBlockedOnList.
+func AppendHandoff(b []byte, h engine.Handoff) []byte {
+	name := []byte(strings.ToUpper(h.Event))
+	if h.Count < 0 {
+		return AppendCommand(b, name, h.Key)
+	}
+	return AppendCommand(b, name, h.Key, strconv.AppendInt(nil, int64(h.Count), 10))
+}
+
 // Emit feeds ops — one command's effects — and empties it: several are
 // wrapped in MULTI … EXEC, the MULTI in the first op's database. It
 // reports whether it fed anything, so the caller calls Sync before the
 // replies go out.
 func (l *Log) Emit(ops *Ops) bool {
-	if len(ops.ends) == 0 {
+	if len(ops.ends) == 0 && len(ops.afterEnds) == 0 {
 		return false
 	}
 	defer ops.Reset()
@@ -134,6 +159,7 @@ func (l *Log) Emit(ops *Ops) bool {
 	if wrap {
 		l.feed(ops.dbs[0], multi)
 	}
+	ops.seal()
 	start := 0
 	for i, end := range ops.ends {
 		l.feed(ops.dbs[i], ops.buf[start:end])
@@ -141,6 +167,10 @@ func (l *Log) Emit(ops *Ops) bool {
 	}
 	if wrap {
 		l.feed(ops.dbs[len(ops.dbs)-1], exec)
+	}
+	for i, end := range ops.afterEnds {
+		l.feed(ops.afterDBs[i], ops.buf[start:end])
+		start = end
 	}
 	return true
 }
@@ -255,11 +285,44 @@ type Ops struct {
 	buf  []byte
 	ends []int
 	dbs  []int
+	// after are ops fed after the others, outside their MULTI: the pops
+	// of blocked clients the command served, as Redis feeds them (AddAfter).
+	after               []byte
+	afterEnds, afterDBs []int
+}
+
+// AddAfter records an encoded command fed after the others and outside
+// their MULTI … EXEC.
+func (o *Ops) AddAfter(db int, cmd []byte) {
+	o.after = append(o.after, cmd...)
+	o.afterEnds = append(o.afterEnds, len(o.after))
+	o.afterDBs = append(o.afterDBs, db)
+}
+
+// seal moves the after ops to the end of buf, their ends with them, so
+// Emit reads every op from one buffer.
+func (o *Ops) seal() {
+	base := 0
+	if len(o.ends) > 0 {
+		base = o.ends[len(o.ends)-1]
+	}
+	o.buf = append(o.buf[:base], o.after...)
+	for i := range o.afterEnds {
+		o.afterEnds[i] += base
+	}
+	o.after = o.after[:0]
 }
 
 // Add records the command args applying to database db.
 func (o *Ops) Add(db int, args ...[]byte) {
 	o.buf = AppendCommand(o.buf, args...)
+	o.ends = append(o.ends, len(o.buf))
+	o.dbs = append(o.dbs, db)
+}
+
+// AddEncoded records a command already encoded (AppendCommand).
+func (o *Ops) AddEncoded(db int, cmd []byte) {
+	o.buf = append(o.buf, cmd...)
 	o.ends = append(o.ends, len(o.buf))
 	o.dbs = append(o.dbs, db)
 }
@@ -274,7 +337,7 @@ func (o *Ops) AddAnnotated(db int, note []byte, args ...[]byte) {
 var argPING = []byte("PING")
 
 // Len is the number of ops recorded.
-func (o *Ops) Len() int { return len(o.ends) }
+func (o *Ops) Len() int { return len(o.ends) + len(o.afterEnds) }
 
 // Reset forgets the ops, keeping small buffers.
 func (o *Ops) Reset() {
@@ -282,6 +345,7 @@ func (o *Ops) Reset() {
 		o.buf = nil
 	}
 	o.buf, o.ends, o.dbs = o.buf[:0], o.ends[:0], o.dbs[:0]
+	o.after, o.afterEnds, o.afterDBs = o.after[:0], o.afterEnds[:0], o.afterDBs[:0]
 }
 
 // AppendCommand appends args as a RESP multibulk, the form of the AOF

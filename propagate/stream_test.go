@@ -90,10 +90,14 @@ func (r *redisAOF) take(t *testing.T) []byte {
 
 // unixMs matches a unix time in ms of these years as a RESP bulk: the
 // two servers' PXAT and PEXPIREAT differ by the moments they ran.
-var unixMs = regexp.MustCompile(`\$13\r\n1[78]\d{11}\r\n`)
+var (
+	unixMs   = regexp.MustCompile(`\$13\r\n1[78]\d{11}\r\n`)
+	streamID = regexp.MustCompile(`\$\d+\r\n1[78]\d{11}-\d+\r\n`) // an ID XADD * made
+)
 
 func normal(b []byte) string {
-	return strings.ReplaceAll(unixMs.ReplaceAllString(string(b), "$$13\r\n<ms>\r\n"), "\r\n", " ")
+	s := streamID.ReplaceAllString(string(b), "<id>\r\n")
+	return strings.ReplaceAll(unixMs.ReplaceAllString(s, "$$13\r\n<ms>\r\n"), "\r\n", " ")
 }
 
 // TestStreamLikeRedisAOF sends the same commands to redis-server with an
@@ -123,8 +127,14 @@ func TestStreamLikeRedisAOF(t *testing.T) {
 		{"multi exec", [][]any{{"MULTI"}, {"SET", "a", "1"}, {"INCR", "a"}, {"GET", "a"}, {"EXEC"}, {"MULTI"}, {"SET", "a", "2"}, {"EXEC"}, {"MULTI"}, {"GET", "a"}, {"EXEC"}}, 0},
 		{"scripts", [][]any{{"EVAL", "redis.call('set','a','1') redis.call('incr','a') return 1", "0"}, {"EVAL", "return redis.call('set','b','1')", "0"}, {"EVAL", "return redis.call('get','b')", "0"}}, 0},
 		{"lists hashes zsets", [][]any{{"RPUSH", "l", "a", "b", "c"}, {"LPOP", "l"}, {"LMOVE", "l", "l2", "LEFT", "RIGHT"}, {"HSET", "h", "a", "1"}, {"ZADD", "z", "1", "m"}, {"ZINCRBY", "z", "2", "m"}, {"APPEND", "s", "x"}, {"SETRANGE", "s", "3", "y"}, {"INCR", "n"}, {"INCRBY", "n", "5"}}, 0},
+		{"blocking served at once", [][]any{{"RPUSH", "q", "a", "b", "c", "d"}, {"BLPOP", "q", "0"}, {"BRPOP", "q", "0"},
+			{"BLMPOP", "0", "1", "q", "LEFT", "COUNT", "5"}, {"RPUSH", "q", "e"}, {"BLMOVE", "q", "q2", "LEFT", "RIGHT", "0"},
+			{"BRPOPLPUSH", "q2", "q", "0"}, {"ZADD", "z", "1", "a", "2", "b", "3", "c"}, {"BZPOPMIN", "z", "0"},
+			{"BZPOPMAX", "z", "0"}, {"BZMPOP", "0", "1", "z", "MIN", "COUNT", "3"}, {"LMPOP", "1", "q", "RIGHT"}}, 0},
 		{"lazy expiry", [][]any{{"SET", "e", "v", "PX", "1"}, {"GET", "e"}}, 50 * time.Millisecond},
-		{"restore", [][]any{{"SET", "d", "v"}, {"DEL", "d"}}, 0},
+		{"streams", [][]any{{"XADD", "st", "*", "f", "v"}, {"XADD", "st", "MAXLEN", "~", "1", "*", "f", "w"},
+			{"XADD", "st", "5-*", "f", "x"}, {"XADD", "st", "NOMKSTREAM", "MAXLEN", "~", "2", "LIMIT", "5", "*", "f", "y"}, {"XTRIM", "st", "MAXLEN", "~", "0"},
+			{"XTRIM", "st", "MAXLEN", "=", "1"}}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,6 +151,69 @@ func TestStreamLikeRedisAOF(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 			got[0], got[1] = normal(ref.take(t)), normal(sink.take())
+			if got[0] != got[1] {
+				t.Errorf("stream differs\nredis:  %q\ntandem: %q", got[0], got[1])
+			}
+		})
+	}
+}
+
+// TestStreamHandoffLikeRedisAOF: a blocked client served by another's
+// push is propagated as Redis does — the push, then the pop it made — and
+// a blocked move as the LMOVE it ran.
+func TestStreamHandoffLikeRedisAOF(t *testing.T) {
+	ref := startRedisAOF(t)
+	port := nodetest.FreePort(t)
+	n := nodetest.Start(t, []string{"--port", strconv.Itoa(port), "--memcached-port", "0", "--save", ""}, nil)
+	sink := &capture{db: -1}
+	n.Services.Stream.Add(sink)
+	sut := fmt.Sprintf("127.0.0.1:%d", port)
+	ctx := context.Background()
+	cases := []struct {
+		name    string
+		blocked []any
+		push    [][]any
+	}{
+		{"blpop", []any{"BLPOP", "q", "0"}, [][]any{{"RPUSH", "q", "a", "b"}}},
+		{"brpop", []any{"BRPOP", "q2", "0"}, [][]any{{"LPUSH", "q2", "a", "b"}}},
+		{"blmpop", []any{"BLMPOP", "0", "1", "q3", "LEFT", "COUNT", "5"}, [][]any{{"RPUSH", "q3", "a", "b", "c"}}},
+		{"bzpopmin", []any{"BZPOPMIN", "z", "0"}, [][]any{{"ZADD", "z", "1", "a", "2", "b"}}},
+		{"blmove", []any{"BLMOVE", "q4", "d", "LEFT", "RIGHT", "0"}, [][]any{{"RPUSH", "q4", "a", "b"}}},
+		{"brpoplpush", []any{"BRPOPLPUSH", "q5", "d", "0"}, [][]any{{"RPUSH", "q5", "a"}}},
+		{"served in exec", []any{"BLPOP", "q6", "0"}, [][]any{{"MULTI"}, {"RPUSH", "q6", "a"}, {"RPUSH", "q6", "b"}, {"EXEC"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got [2]string
+			for i, addr := range []string{ref.addr, sut} {
+				waiter := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1})
+				pusher := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1})
+				done := make(chan error, 1)
+				go func() { done <- waiter.Do(ctx, c.blocked...).Err() }()
+				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+					info, _ := pusher.Info(ctx, "clients").Result()
+					if strings.Contains(info, "blocked_clients:1") {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the client did not block")
+					}
+				}
+				for _, args := range c.push {
+					pusher.Do(ctx, args...)
+				}
+				if err := <-done; err != nil {
+					t.Fatalf("%v: %v", c.blocked, err)
+				}
+				waiter.Close()
+				pusher.Close()
+				time.Sleep(20 * time.Millisecond)
+				if i == 0 {
+					got[0] = normal(ref.take(t))
+				} else {
+					got[1] = normal(sink.take())
+				}
+			}
 			if got[0] != got[1] {
 				t.Errorf("stream differs\nredis:  %q\ntandem: %q", got[0], got[1])
 			}

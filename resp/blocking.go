@@ -151,6 +151,13 @@ func (c *Client) armTimer() {
 func (c *Client) resumeBlocked() bool {
 	b := c.blk
 	mark := len(c.w.Buf)
+	// A retried command (BLMOVE) writes now: under the stream's order,
+	// its effect fed (effects.go). A hand-off's pop was fed by the write
+	// that served it.
+	if c.orderCommand() {
+		defer c.endOrdered()
+	}
+	defer func() { c.fx.recorded = false }()
 	done := b.resume()
 	if !done && c.unblockReq.Load() != nil {
 		done = c.takeUnblock(b) // CLIENT UNBLOCK (cmd_pause.go)

@@ -377,15 +377,17 @@ func cmdLMPop(c *Client, args [][]byte) {
 		return
 	}
 	var popped []byte
+	n := 0
 	found, err := c.db.LMPop(m.keys, m.end, int(m.count), func(key []byte, total, i int, v []byte) {
 		if i == 0 {
 			c.mpopHeader(key, total)
-			popped = key
+			popped, n = key, total
 		}
 		c.w.Bulk(v)
 	})
 	if popped != nil {
 		c.notify(evList, popEvent(m.end), popped)
+		c.propagatePop(popEvent(m.end), popped, int64(n)) // as [LR]POP key count, Redis's form
 	}
 	switch {
 	case err != nil:
@@ -430,7 +432,10 @@ func (c *Client) listBlockPop(keys [][]byte, end engine.ListEnd, count int64, ti
 	w := c.newWaiter()
 	res, err := c.db.BLPopEnd(keys, end, int(count), w)
 	blockingPop(c, w, timeout, res, err, c.listError,
-		func(r *engine.ListPopResult) { c.notify(evList, popEvent(end), r.Key) },
+		func(r *engine.ListPopResult) {
+			c.notify(evList, popEvent(end), r.Key)
+			c.propagatePop(popEvent(end), r.Key, popCount(count, len(r.Values))) // as [LR]POP, Redis's form
+		},
 		w.ListResult, func(r *engine.ListPopResult) { c.writePopResult(r, count) })
 }
 
@@ -459,7 +464,7 @@ func cmdBLMove(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	c.blockingMove(args[1], args[2], from, to, timeout)
+	c.blockingMove(args[1], args[2], from, to, timeout, args[3:5])
 }
 
 // cmdBRPopLPush is BRPOPLPUSH source destination timeout.
@@ -468,14 +473,15 @@ func cmdBRPopLPush(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	c.blockingMove(args[1], args[2], engine.ListRight, engine.ListLeft, timeout)
+	c.blockingMove(args[1], args[2], engine.ListRight, engine.ListLeft, timeout, nil)
 }
 
 // blockingMove is LMOVE that blocks while the source is missing. Woken by
 // a push to the source, it runs again (the destination may be in another
 // shard); after the timeout it replies a null array (a plain null when it
 // may not block, as Redis inside MULTI).
-func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout int64) {
+// ends are BLMOVE's direction arguments, for its propagated form.
+func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout int64, ends [][]byte) {
 	w := c.newWaiter()
 	db := c.db
 	attempt := func() bool {
@@ -485,6 +491,7 @@ func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout 
 			c.listError(err)
 		case v != nil:
 			c.notifyMove(src, dst, from, to)
+			c.propagateMove(src, dst, from, to, ends)
 			c.w.Bulk(v)
 		default:
 			return false
@@ -501,7 +508,7 @@ func (c *Client) blockingMove(src, dst []byte, from, to engine.ListEnd, timeout 
 		c.w.Null()
 		return
 	}
-	src, dst = bytes.Clone(src), bytes.Clone(dst)
+	src, dst, ends = bytes.Clone(src), bytes.Clone(dst), nil // a retry propagates Redis's "left"/"right"
 	c.block(w, timeout, attempt, c.w.NullArray)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
@@ -311,6 +312,8 @@ func (c *Client) finishTrimArgs(a trimArgs, limitGiven, xadd bool, idPos int) (t
 	case !xadd && t.Strategy == engine.TrimNone:
 		c.w.Error(ErrStreamXTrimNoTrim)
 		return a, 0, false
+	case limitGiven && !t.Approx && c.obeys:
+		t.Limit = 0 // a propagated exact trim keeps its LIMIT, as Redis's (mustObeyClient)
 	case limitGiven && !t.Approx:
 		c.w.Error(ErrStreamLimitNoApprox)
 		return a, 0, false
@@ -356,7 +359,42 @@ func cmdXAdd(c *Client, args [][]byte) {
 		if res.Trimmed > 0 {
 			c.notify(evStream, "xtrim", args[1])
 		}
+		if c.propagating() {
+			pargs := append([][]byte(nil), args...)
+			if !a.idGiven || !a.seqGiven { // the ID made here, as Redis rewrites it
+				pargs[idPos] = res.ID.AppendTo(nil)
+			}
+			c.propagateAs(c.exactTrimArgs(pargs, a.trim)...)
+		}
 	}
+}
+
+// exactTrimArgs is args (of XADD or XTRIM) as Redis propagates an
+// approximate MAXLEN trim: "MAXLEN = <the length it left>", so that a
+// replica or a reload trims exactly as here (streamRewriteApproxSpecifier,
+// streamRewriteTrimArgument); its LIMIT stays, which an obeyed client
+// ignores (finishTrimArgs). MINID ~ goes as it came. args itself is not
+// changed.
+func (c *Client) exactTrimArgs(args [][]byte, t engine.StreamTrim) [][]byte {
+	out := append([][]byte(nil), args...)
+	if !t.Approx || t.Strategy != engine.TrimMaxLen {
+		return out
+	}
+	n, err := c.db.XLen(args[1])
+	if err != nil {
+		return out
+	}
+	kept := out[:2]
+	for i := 2; i < len(out); i++ {
+		switch {
+		case argIsC(out[i], "MAXLEN") && i+2 < len(out) && string(out[i+1]) == "~":
+			kept = append(kept, out[i], []byte("="), strconv.AppendInt(nil, n, 10))
+			i += 2
+		default:
+			kept = append(kept, out[i])
+		}
+	}
+	return kept
 }
 
 // cmdXTrim is XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]: the
@@ -369,6 +407,9 @@ func cmdXTrim(c *Client, args [][]byte) {
 	n, err := c.db.XTrim(args[1], a.trim)
 	if err == nil && n > 0 {
 		c.notify(evStream, "xtrim", args[1])
+		if c.propagating() {
+			c.propagateAs(c.exactTrimArgs(args, a.trim)...)
+		}
 	}
 	intReply(c, n, err, c.streamError)
 }

@@ -512,6 +512,7 @@ func cmdZMPop(c *Client, args [][]byte) {
 	}, c.zsetPair)
 	if err == nil && idx >= 0 && popped > 0 {
 		c.notify(evZSet, zpopEvent(max), keys[idx])
+		c.propagatePop(zpopEvent(max), keys[idx], int64(popped)) // as ZPOPMIN/ZPOPMAX key count
 	}
 	switch {
 	case err != nil:

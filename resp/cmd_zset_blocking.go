@@ -46,7 +46,10 @@ func (c *Client) zsetBlockPop(keys [][]byte, max bool, count, timeout int64) {
 	w := c.newWaiter()
 	res, err := c.db.BZPop(keys, max, int(min(count, math.MaxInt)), w)
 	blockingPop(c, w, timeout, res, err, c.zsetError,
-		func(r *engine.ZPopResult) { c.notify(evZSet, zpopEvent(max), r.Key) },
+		func(r *engine.ZPopResult) {
+			c.notify(evZSet, zpopEvent(max), r.Key)
+			c.propagatePop(zpopEvent(max), r.Key, popCount(count, len(r.Members))) // as ZPOPMIN/ZPOPMAX, Redis's form
+		},
 		w.ZSetResult, func(r *engine.ZPopResult) { c.writeZPopResult(r, count) })
 }
 

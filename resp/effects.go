@@ -100,6 +100,7 @@ func (c *Client) releaseOrder() bool {
 // whenever it succeeds), unless its handler recorded another form.
 func (c *Client) recordEffect(cmd *Command, args [][]byte, writesBefore uint64, reply []byte) {
 	fx := c.fx
+	defer c.recordHandoffs() // the blocked clients the command served, after it
 	if fx.recorded {
 		fx.recorded = false
 		return
@@ -116,6 +117,29 @@ func (c *Client) recordEffect(cmd *Command, args [][]byte, writesBefore uint64, 
 		return
 	}
 	fx.ops.Add(c.db.Num(), args...)
+}
+
+// recordHandoffs records the pops of the blocked clients the running
+// command's writes served (engine.Handoff), after its own effect: a
+// replica pops what this server handed over.
+func (c *Client) recordHandoffs() {
+	hs := c.writesTo.TakeHandoffs()
+	if len(hs) == 0 || !c.fe.stream.Active() {
+		return
+	}
+	for _, h := range hs {
+		c.fx.ops.AddAfter(h.DB, propagate.AppendHandoff(nil, h))
+	}
+}
+
+// propagatePop records a pop a blocking command (or LMPOP, ZMPOP) made
+// at once as Redis propagates it: event's command ("lpop", "zpopmax"…)
+// on key, with count unless it is the single-element form (count < 0).
+func (c *Client) propagatePop(event string, key []byte, count int64) {
+	if c.propagating() {
+		c.fx.recorded = true
+		c.fx.ops.AddEncoded(c.db.Num(), propagate.AppendHandoff(nil, engine.Handoff{Key: key, Event: event, Count: int(count)}))
+	}
 }
 
 // propagateAs records args, in the client's database, as (part of) the
@@ -180,4 +204,37 @@ func bulksOf(reply []byte) [][]byte {
 		reply = reply[i+2+n+2:]
 	}
 	return out
+}
+
+// popCount is the count a pop propagates with: the elements it took,
+// or -1 for the single-element form (requested < 0).
+func popCount(requested int64, took int) int64 {
+	if requested < 0 {
+		return -1
+	}
+	return int64(took)
+}
+
+// propagateMove records a blocking move (BLMOVE, BRPOPLPUSH) as Redis
+// propagates it: RPOPLPUSH src dst, or LMOVE src dst from to — with the
+// directions as the client typed them when it moved at once (ends),
+// Redis's "left"/"right" when it moved after blocking (ends nil).
+func (c *Client) propagateMove(src, dst []byte, from, to engine.ListEnd, ends [][]byte) {
+	if !c.propagating() {
+		return
+	}
+	if cmd := c.lastCmd.Load(); cmd != nil && cmd.Name == "brpoplpush" {
+		c.propagateAs([]byte("RPOPLPUSH"), src, dst)
+		return
+	}
+	if ends == nil {
+		name := func(e engine.ListEnd) []byte {
+			if e == engine.ListLeft {
+				return []byte("left")
+			}
+			return []byte("right")
+		}
+		ends = [][]byte{name(from), name(to)}
+	}
+	c.propagateAs([]byte("LMOVE"), src, dst, ends[0], ends[1])
 }
