@@ -75,7 +75,7 @@ type Waiter struct {
 	// keyspace notification ("lpop", "zpopmin"…).
 	popClass Class
 	popEvent string
-	popCount int // the count a hand-off takes; negative: one element (BLPOP)
+	popCount int        // the count a hand-off takes; negative: one element (BLPOP)
 	regs     []*waitReg // its places in queues; the owner's only
 	// nudged: a retry waiter was woken and has not retried since, so more
 	// pushes need not wake it again (a busy queue would flood its loop).
