@@ -356,6 +356,7 @@ func (c *Client) finishMigrate(m *migration) {
 		before = m.selectReply
 	}
 	targetErr := ""
+	deleted := [][]byte{argDEL} // MIGRATE propagates as the DEL of what it moved, as Redis's
 	for i, l := range m.replies {
 		if before != nil || refused(l) {
 			if targetErr == "" {
@@ -369,8 +370,14 @@ func (c *Client) finishMigrate(m *migration) {
 		if !m.copy {
 			if c.db.DeleteIfDumped(m.keys[i], sameDump(m.payloads[i], m.expireAt[i], m.dumpOptions)) {
 				c.notify(evGeneric, "del", m.keys[i])
+				deleted = append(deleted, m.keys[i])
 			}
 		}
+	}
+	if len(deleted) > 1 {
+		c.propagateAs(deleted...)
+	} else {
+		c.propagateNothing()
 	}
 	switch {
 	case targetErr != "":
