@@ -183,6 +183,10 @@ func (p *Primary) SaveInfo() (c Cut, ok bool) {
 // secondary ID valid up to the next byte and a new ID of its own
 // (shiftReplicationId), so its former fellow replicas can PSYNC continue
 // with it. Its own replicas are disconnected to learn the new ID.
+//
+// Stop (and StartReplica replacing a link) waits for the link's goroutine
+// to return, which may be inside Apply or Load: call it without holding
+// a lock those take.
 func (r *Replica) Stop() {
 	r.halt()
 	p := r.p
