@@ -25,7 +25,7 @@ func replicationCommands() []*Command {
 		{Name: "replicaof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "5.0.0", Summary: "Make the server a replica of another instance, or promote it as master.", Run: cmdReplicaOf},
 		{Name: "slaveof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Make the server a replica of another instance, or promote it as master.", Run: cmdReplicaOf},
 		{Name: "role", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast, ACL: admin, Group: "server", Since: "2.8.12", Summary: "Return the role of the instance in the context of replication", Run: cmdRole},
-		{Name: "wait", Arity: 3, Flags: FlagNoScript, ACL: []string{"@connection"}, Group: "generic", Since: "3.0.0", Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", Run: cmdWait},
+		{Name: "wait", Arity: 3, Flags: FlagNoScript, ACL: []string{"-@keyspace", "@connection"}, Group: "generic", Since: "3.0.0", Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", Run: cmdWait},
 	}
 }
 
