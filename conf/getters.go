@@ -389,3 +389,11 @@ func (c *Config) MinReplicasToWrite() int { return int(c.load().num[dMinReplicas
 
 // MinReplicasMaxLag is the lag in seconds under which a replica is good.
 func (c *Config) MinReplicasMaxLag() int64 { return c.load().num[dMinReplicasMaxLag] }
+
+// ReplDisklessSyncDelay is the seconds a diskless full sync waits for more replicas.
+func (c *Config) ReplDisklessSyncDelay() int64 { return c.load().num[dReplDisklessSyncDelay] }
+
+// ReplDisklessSyncMaxReplicas starts a diskless sync at once when this many replicas wait (0: no such bound).
+func (c *Config) ReplDisklessSyncMaxReplicas() int {
+	return int(c.load().num[dReplDisklessSyncMaxReplicas])
+}

@@ -31,9 +31,17 @@ func (c *Client) withoutGate(fn func()) {
 		fn()
 		return
 	}
+	// Nor holding the write stream's order: the barrier waits for the
+	// other loops' batches, which may wait for it (effects.go).
+	ordered := c.releaseOrder()
 	gate := c.fe.eng.Gate()
 	gate.Leave()
-	defer gate.EnterWait()
+	defer func() {
+		gate.EnterWait()
+		if ordered {
+			c.orderCommand()
+		}
+	}()
 	fn()
 }
 

@@ -60,6 +60,10 @@ func cmdReplconf(c *Client, args [][]byte) {
 // cmdSync is PSYNC replid offset and SYNC: +CONTINUE or +FULLRESYNC and
 // the RDB go out through the link.
 func cmdSync(c *Client, args [][]byte) {
+	if len(c.w.Buf) > 0 { // replies of this batch not sent yet, as Redis's clientHasPendingReplies
+		c.w.Buf = append(c.w.Buf, repl.ReplyPendingOutput...)
+		return
+	}
 	c.w.Buf = append(c.w.Buf, c.replLink().Sync(args)...)
 }
 
@@ -68,7 +72,9 @@ func cmdReplicaOf(c *Client, args [][]byte) {
 	r := c.fe.svc.Replication
 	if strings.EqualFold(string(args[1]), "no") && strings.EqualFold(string(args[2]), "one") {
 		if r.IsReplica() {
-			r.NoOne()
+			// The link's goroutine may be applying a command, in the gate
+			// and under the stream's order: stop it from outside both.
+			c.withoutGate(r.NoOne)
 			c.fe.log.Info("MASTER MODE enabled (user request from '" + c.describe() + "')")
 		}
 		c.w.Status("OK")
@@ -88,7 +94,8 @@ func cmdReplicaOf(c *Client, args [][]byte) {
 		c.w.Status("OK Already connected to specified master")
 		return
 	}
-	if err := r.ReplicaOf(host, int(port), false); err != nil {
+	c.withoutGate(func() { err = r.ReplicaOf(host, int(port), false) }) // it may stop a link: see NO ONE
+	if err != nil {
 		c.w.Error(err.Error())
 		return
 	}

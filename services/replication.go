@@ -49,6 +49,8 @@ func (r *Replication) config(c *conf.Config) repl.Config {
 	rc.PingPeriod = time.Duration(c.ReplPingReplicaPeriod()) * time.Second
 	rc.Timeout = time.Duration(c.ReplTimeout()) * time.Second
 	rc.DisklessSync = c.ReplDisklessSync()
+	rc.DisklessSyncDelay = time.Duration(c.ReplDisklessSyncDelay()) * time.Second
+	rc.DisklessSyncMaxReplicas = c.ReplDisklessSyncMaxReplicas()
 	rc.MinReplicas = c.MinReplicasToWrite()
 	rc.MinReplicasMaxLag = time.Duration(c.MinReplicasMaxLag()) * time.Second
 	l := c.ClientOutputBufferLimit(conf.ClientReplica)
@@ -63,7 +65,7 @@ func (r *Replication) config(c *conf.Config) repl.Config {
 func (r *Replication) follow(cfg *conf.Config) {
 	apply := func(c *conf.Config) { r.Primary.SetConfig(r.config(c)) }
 	for _, name := range []string{"repl-backlog-size", "repl-backlog-ttl", "repl-ping-replica-period", "repl-timeout",
-		"repl-diskless-sync", "min-replicas-to-write", "min-replicas-max-lag", "client-output-buffer-limit"} {
+		"repl-diskless-sync", "repl-diskless-sync-delay", "repl-diskless-sync-max-replicas", "min-replicas-to-write", "min-replicas-max-lag", "client-output-buffer-limit"} {
 		cfg.OnChange(name, apply)
 	}
 }

@@ -339,3 +339,42 @@ func TestAOFKill9DuringRewrite(t *testing.T) {
 		t.Errorf("%d of %d acknowledged writes lost", missing, acked)
 	}
 }
+
+// TestAOFSaveWhileWriting: SAVE (and REPLICAOF NO ONE) leave the write
+// stream's order before the snapshot's barrier, which waits for the other
+// connections' batches: with the AOF on and writers running, SAVE still
+// returns (it deadlocked while it held the order).
+func TestAOFSaveWhileWriting(t *testing.T) {
+	mustNotSelfTest(t)
+	dir := t.TempDir()
+	s := startFor(t, dir, "tandem-aof-save", 2, tandemAOF(dir))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := client(s.addrs[0])
+			defer c.Close()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c.Set(context.Background(), fmt.Sprintf("k%d:%d", w, i%100), i, 0)
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	c := redis.NewClient(&redis.Options{Addr: s.addrs[0], Protocol: 2, ReadTimeout: 10 * time.Second})
+	defer c.Close()
+	for range 5 {
+		if err := c.Save(context.Background()).Err(); err != nil {
+			t.Fatalf("SAVE beside writers with the AOF on: %v", err)
+		}
+		if err := c.Do(context.Background(), "REPLICAOF", "NO", "ONE").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
