@@ -100,16 +100,22 @@ func normal(b []byte) string {
 	return strings.ReplaceAll(unixMs.ReplaceAllString(s, "$$13\r\n<ms>\r\n"), "\r\n", " ")
 }
 
-// TestStreamLikeRedisAOF sends the same commands to redis-server with an
-// AOF and to Tandem with a capturing sink, and compares what each case
-// appended: Tandem propagates what Redis 7.0 does, in its forms.
-func TestStreamLikeRedisAOF(t *testing.T) {
+// startStreamPair starts a redis-server keeping an AOF and a Tandem whose
+// stream a capture sink reads, and returns both and Tandem's address.
+func startStreamPair(t *testing.T) (*redisAOF, *capture, string) {
 	ref := startRedisAOF(t)
 	port := nodetest.FreePort(t)
 	n := nodetest.Start(t, []string{"--port", strconv.Itoa(port), "--memcached-port", "0", "--save", ""}, nil)
 	sink := &capture{db: -1}
 	n.Services.Stream.Add(sink)
-	sut := fmt.Sprintf("127.0.0.1:%d", port)
+	return ref, sink, fmt.Sprintf("127.0.0.1:%d", port)
+}
+
+// TestStreamLikeRedisAOF sends the same commands to redis-server with an
+// AOF and to Tandem with a capturing sink, and compares what each case
+// appended: Tandem propagates what Redis 7.0 does, in its forms.
+func TestStreamLikeRedisAOF(t *testing.T) {
+	ref, sink, sut := startStreamPair(t)
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -162,12 +168,7 @@ func TestStreamLikeRedisAOF(t *testing.T) {
 // push is propagated as Redis does — the push, then the pop it made — and
 // a blocked move as the LMOVE it ran.
 func TestStreamHandoffLikeRedisAOF(t *testing.T) {
-	ref := startRedisAOF(t)
-	port := nodetest.FreePort(t)
-	n := nodetest.Start(t, []string{"--port", strconv.Itoa(port), "--memcached-port", "0", "--save", ""}, nil)
-	sink := &capture{db: -1}
-	n.Services.Stream.Add(sink)
-	sut := fmt.Sprintf("127.0.0.1:%d", port)
+	ref, sink, sut := startStreamPair(t)
 	ctx := context.Background()
 	cases := []struct {
 		name    string

@@ -3,7 +3,6 @@ package compat
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,26 +12,16 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/tandemkv/tandem/internal/realserver"
 )
 
 // tandemAOF is the command line of a Tandem keeping an AOF in dir.
 func tandemAOF(dir string, extra ...string) func(p []int) []string {
-	return func(p []int) []string {
-		return append([]string{tandemBin, "--port", strconv.Itoa(p[0]), "--memcached-port", strconv.Itoa(p[1]),
-			"--bind", "127.0.0.1", "--save", "", "--dir", dir, "--appendonly", "yes",
-			"--maxmemory", "0", "--maxmemory-policy", "noeviction"}, extra...)
-	}
+	return tandemArgs(dir, append([]string{"--appendonly", "yes"}, extra...)...)
 }
 
 // redisAOFArgs is the command line of a redis-server keeping an AOF in dir.
 func redisAOFArgs(dir string, extra ...string) func(p []int) []string {
-	return func(p []int) []string {
-		bin, _ := realserver.Lookup(realserver.Redis)
-		return append([]string{bin, "--port", strconv.Itoa(p[0]), "--bind", "127.0.0.1", "--save", "",
-			"--dir", dir, "--appendonly", "yes"}, extra...)
-	}
+	return redisArgsIn(dir, append([]string{"--appendonly", "yes"}, extra...)...)
 }
 
 // aofWorkload writes every type, with expiries, a transaction and a
