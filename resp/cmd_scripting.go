@@ -257,16 +257,17 @@ func (c *Client) newScriptHost(flags scripting.Flags, ro bool) *scriptHost {
 	sc := &Client{fe: c.fe, peer: c.peer, id: c.id, created: c.created, authenticated: true, inExclusive: true}
 	sc.events.Origin = c.id // after a SELECT too, the caller's writes
 	// The script's effects join its transaction's, or are its own, fed
-	// at the end of its section (runExclusive); its writes count as the
-	// caller's.
-	sc.fx, sc.writesTo = c.fx, c.writesTo
+	// at the end of its section (runExclusive). Its writes are counted
+	// apart: a busy script runs on a goroutine of its own while its
+	// caller may serve SCRIPT KILL.
+	sc.fx, sc.writesTo = c.fx, &sc.writes
 	if !c.inExclusive {
 		sc.fx = &effects{}
 	}
 	// A script judges expiry at its start, inside a transaction too
 	// (Redis's scriptTimeSnapshot comes before the transaction's time).
 	sc.expiryAt = c.nowMs()
-	sc.db = c.db.At(sc.expiryAt)
+	sc.db = sc.countWrites(c.db.At(sc.expiryAt))
 	sc.dbNum.Store(c.dbNum.Load())
 	compat := flags&scripting.FlagEvalCompat != 0
 	// allow-oom: the script's commands are not refused at maxmemory, by
