@@ -272,8 +272,8 @@ func (s *session) execBinary(r *binRequest) {
 	case s.aclDenied(req):
 		s.binError(r, binAuthError, binPermissionDenied)
 		return
-	case s.fe.writeRefused(req):
-		s.binError(r, binOutOfMemory, binServerError(errWritesRefused))
+	case s.fe.writeRefusal(req) != "":
+		s.binError(r, binOutOfMemory, binServerError(s.fe.writeRefusal(req)))
 		return
 	case req.Cmd.grows():
 		s.fe.eng.FreeMemory()

@@ -40,6 +40,9 @@ const (
 	// Redis answers MISCONF. memcached has no such state; the text is ours,
 	// after Redis's. Sent with noreply and q too, as every SERVER_ERROR.
 	errWritesRefused = "SERVER_ERROR MISCONF unable to persist to disk: writes are refused because the last background save failed (stop-writes-on-bgsave-error)"
+	// errReadOnlyReplica: any write on a read-only replica (misconf.go),
+	// Redis's READONLY error after SERVER_ERROR.
+	errReadOnlyReplica = "SERVER_ERROR READONLY You can't write against a read only replica."
 	// errTooManyConns is written to a connection refused at maxclients.
 	errTooManyConns = "ERROR Too many open connections"
 )

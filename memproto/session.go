@@ -246,8 +246,8 @@ func (s *session) exec(r *Request) {
 		s.refuse(r)
 	} else if s.aclRefused(r) {
 		// refused by the user's ACL rules, and answered (acl.go)
-	} else if s.fe.writeRefused(r) {
-		s.refuseWrite() // a failed BGSAVE stops writes (misconf.go)
+	} else if msg := s.fe.writeRefusal(r); msg != "" {
+		s.refuseWrite(msg) // a failed BGSAVE, the AOF, a read-only replica (misconf.go)
 	} else {
 		if r.Cmd.grows() {
 			// Make room first; under noeviction (or with nothing to evict)

@@ -241,6 +241,9 @@ func TestTandemReplicaKeepsMemcachedItems(t *testing.T) {
 	}
 	waitInSync(t, rc, mc)
 	rmc := memcache.New(r.addrs[1])
+	if err := rmc.Set(&memcache.Item{Key: "on-replica", Value: []byte("x")}); err == nil || !strings.Contains(err.Error(), "READONLY") {
+		t.Errorf("a memcached set on the read-only replica: %v, want READONLY", err)
+	}
 	for _, key := range []string{"before", "after"} {
 		want, err1 := mcc.Get(key)
 		got, err2 := rmc.Get(key)
