@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // stringCommands is the string family (Redis group "string"). Arity, flags,
@@ -223,6 +224,11 @@ func (c *Client) setGeneric(key, value []byte, o stringOptions, cmdName string, 
 	if err == nil && res.Stored {
 		c.notifySet(key, so.TTL == engine.TTLSet, res.Expired)
 		c.propagateSet(key, value, so, o)
+		if res.Expired && c.propagating() {
+			// Gone at once (its expiry passed while it ran): the DEL its
+			// expiry would have fed, as Redis's stream has it.
+			c.fx.ops.AddAfter(c.db.Num(), propagate.AppendCommand(nil, delArg(c.fe.cfg.LazyfreeLazyExpire()), key))
+		}
 	}
 	switch {
 	case err != nil:
