@@ -76,7 +76,7 @@ var fuzzLibraries = []string{
 // change who may log in, or stop the server or other clients.
 var fuzzDenied = map[string]bool{
 	"shutdown": true, "save": true, "bgsave": true, "bgrewriteaof": true, "sync": true, "psync": true,
-	"replicaof": true, "slaveof": true, "migrate": true, "failover": true, "module": true, "acl": true,
+	"replicaof": true, "slaveof": true, "replconf": true, "wait": true, "migrate": true, "failover": true, "module": true, "acl": true,
 }
 
 // fuzzConfigSafe are the directives CONFIG SET may change.
