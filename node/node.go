@@ -175,7 +175,6 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	go n.Redis.SampleMemoryEvery(ctx, 100*time.Millisecond) // used_memory_peak
 	go persist.Run(ctx)                                     // save rules
 	go n.Services.AppendOnly.Run(ctx)                       // scheduled and automatic AOF rewrites
-	go rep.Run(ctx.Done())                                  // replicas' pings, timeouts, the backlog's TTL
 	go n.mem.followHeap(ctx)                                // GOGC's floor of headroom
 
 	errc := make(chan error, 1)

@@ -32,7 +32,9 @@ func newTestEnv(t *testing.T) *testEnv {
 	clock := engine.NewManualClock(1_700_000_000_000)
 	eng := engine.New(engine.Options{Clock: clock, ShardBits: 4})
 	cfg := conf.Default()
-	fe := New(Options{Services: services.New(services.Options{Engine: eng, Config: cfg}), Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
+	svc := services.New(services.Options{Engine: eng, Config: cfg})
+	t.Cleanup(svc.Replication.Primary.Close) // its cron goroutine holds the whole keyspace
+	fe := New(Options{Services: svc, Facts: ServerFacts{TCPPort: 6379, StartTime: time.Now(), ClientsCounter: func() int { return 1 }}})
 	return &testEnv{t: t, fe: fe, eng: eng, cfg: cfg, clock: clock}
 }
 

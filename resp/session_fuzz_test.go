@@ -282,7 +282,9 @@ func newFuzzFrontend(t *testing.T) (*Frontend, *engine.Engine) {
 	if err := cfg.Set([2]string{"maxmemory", "4mb"}, [2]string{"proto-max-bulk-len", "1mb"}); err != nil {
 		t.Fatal(err)
 	}
-	fe := New(Options{Services: services.New(services.Options{Engine: eng, Config: cfg}),
+	svc := services.New(services.Options{Engine: eng, Config: cfg})
+	t.Cleanup(svc.Replication.Primary.Close) // its cron goroutine holds the whole keyspace
+	fe := New(Options{Services: svc,
 		Facts: ServerFacts{TCPPort: 6379, StartTime: time.Unix(1_700_000_000, 0), ClientsCounter: func() int { return 1 }}})
 	return fe, eng
 }

@@ -172,17 +172,3 @@ func (r *Replication) Close() {
 	r.NoOne()
 	r.Primary.Close()
 }
-
-// Run calls the Primary's cron once a second until done closes.
-func (r *Replication) Run(done <-chan struct{}) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-			r.Primary.Cron()
-		}
-	}
-}
