@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -117,8 +116,7 @@ func (a *AppendOnly) LoadAtStart(r Replayer) (bool, error) {
 func (a *AppendOnly) attachLocked(log *aof.Log) {
 	a.log = log
 	a.cur.Store(log)
-	a.sink = &aofSink{log: log, logger: a.s.Log}
-	a.sink.always.Store(fsyncOf(a.s.Config) == aof.FsyncAlways)
+	a.sink = newAOFSink(log, fsyncOf(a.s.Config) == aof.FsyncAlways, a.s.Log)
 	a.s.Stream.Add(a.sink)
 }
 
@@ -320,98 +318,6 @@ func (a *AppendOnly) Info() AOFInfo {
 		in.Stats = log.Stats()
 	}
 	return in
-}
-
-// aofSink feeds the stream into the log and syncs it per batch.
-type aofSink struct {
-	log    *aof.Log
-	always atomic.Bool // appendfsync always
-	seq    atomic.Uint64
-
-	flushing atomic.Bool // a flushSoon is pending
-
-	mu         sync.Mutex // guards waiters and committing
-	waiters    []durableWaiter
-	committing bool
-	logger     *slog.Logger
-}
-
-func (k *aofSink) Feed(db int, cmd []byte) { k.seq.Store(k.log.Append(db, cmd)) }
-
-// Flush implements propagate.Syncer: under appendfsync always the
-// batch's replies wait until its writes are on disk (WhenSafe: one write
-// and fdatasync for every connection waiting, the group commit);
-// otherwise the writes are written within a millisecond (flushSoon) and
-// the replies go.
-func (k *aofSink) Flush() (wait bool) {
-	if !k.always.Load() {
-		k.flushSoon()
-		return false
-	}
-	return true
-}
-
-// WhenSafe implements propagate.Syncer: done joins the next group commit.
-func (k *aofSink) WhenSafe(done func()) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.waiters = append(k.waiters, durableWaiter{seq: k.seq.Load(), done: done})
-	if !k.committing {
-		k.committing = true
-		go k.commit()
-	}
-}
-
-// flushSoon writes what the log buffers within about a millisecond, off
-// the event loops, coalescing every batch of that millisecond into one
-// write(2): under everysec and no the replies do not wait for the
-// write, and a kill -9 loses at most that millisecond (a machine crash:
-// up to the last second's fdatasync, as Redis).
-func (k *aofSink) flushSoon() {
-	if !k.flushing.CompareAndSwap(false, true) {
-		return
-	}
-	go func() {
-		time.Sleep(time.Millisecond)
-		k.flushing.Store(false)
-		if err := k.log.Flush(); err != nil {
-			k.logger.Warn("writing the append only file", "err", err)
-		}
-	}()
-}
-
-// durableWaiter is a batch waiting for its writes (up to seq) on disk.
-type durableWaiter struct {
-	seq  uint64
-	done func()
-}
-
-// commit is the group commit's one goroutine: it takes every waiter,
-// waits for the furthest one's bytes (one write and fdatasync for all:
-// aof.Log.WaitDurable), releases them, and goes on while more came
-// meanwhile — those form the next group.
-func (k *aofSink) commit() {
-	for {
-		k.mu.Lock()
-		ws := k.waiters
-		k.waiters = nil
-		if len(ws) == 0 {
-			k.committing = false
-			k.mu.Unlock()
-			return
-		}
-		k.mu.Unlock()
-		var upTo uint64
-		for _, w := range ws {
-			upTo = max(upTo, w.seq)
-		}
-		if err := k.log.WaitDurable(upTo); err != nil {
-			k.logger.Warn("writing the append only file", "err", err)
-		}
-		for _, w := range ws {
-			w.done()
-		}
-	}
 }
 
 // deferredWriter holds what is written to it until attach (or target)
