@@ -92,7 +92,7 @@ func Open(o Options, initialBase func(w io.Writer, kind BaseKind) error) (*Log, 
 			return nil, errors.New("aof: Open needs a base writer for an empty AOF directory")
 		}
 		b := m.newBase(o.FileName, o.UseRDBPreamble)
-		if err := writeBaseFile(&l.o, l.tempBaseName(), b.Name, l.kind(), initialBase); err != nil {
+		if err := writeBaseFile(&l.o, tempBaseName(), b.Name, l.kind(), initialBase); err != nil {
 			return nil, err
 		}
 		log.Info(fmt.Sprintf("Creating AOF base file %s on server start", b.Name))

@@ -491,3 +491,51 @@ func TestClosed(t *testing.T) {
 		t.Errorf("a closed Log's rewrite committed: %q", m.Format())
 	}
 }
+
+// BGREWRITEAOF while appendonly is no: the new base is the manifest's
+// only file, the files it replaces are deleted (or kept as history
+// without auto GC), and a later start loads just the base.
+func TestRewriteWhileOff(t *testing.T) {
+	for _, gc := range []bool{true, false} {
+		o := testOptions(t)
+		o.Fsync = FsyncEverySec
+		o.DisableAutoGC = !gc
+		l := openTest(t, o)
+		l.Append(-1, propagate.AppendCommand(nil, "SET", "old", "1"))
+		l.Close()
+		base := func(w io.Writer, kind BaseKind) error {
+			if kind != BaseAOF {
+				t.Errorf("kind %v", kind)
+			}
+			_, err := io.WriteString(w, cmd("SET", "now", "1"))
+			return err
+		}
+		if err := RewriteWhileOff(o, base); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := ReadManifest(o)
+		want, files := "file appendonly.aof.2.base.aof seq 2 type b\n", "appendonly.aof.2.base.aof appendonly.aof.manifest"
+		if !gc {
+			want += "file appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.1.base.aof seq 1 type h\n"
+			files = "appendonly.aof.1.base.aof appendonly.aof.1.incr.aof " + files
+		}
+		if string(m.Format()) != want {
+			t.Errorf("gc %v: manifest %q, want %q", gc, m.Format(), want)
+		}
+		if got := dirFiles(t, o); got != files {
+			t.Errorf("gc %v: dir %s, want %s", gc, got, files)
+		}
+		if got := strings.Join(loadAll(t, o), "|"); got != "SET now 1" {
+			t.Errorf("gc %v: loaded %q", gc, got)
+		}
+	}
+	// Into an empty directory, with the RDB preamble: the first base.
+	o := testOptions(t)
+	o.UseRDBPreamble = true
+	if err := RewriteWhileOff(o, writeEmptyRDB); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := ReadManifest(o); string(m.Format()) != "file appendonly.aof.1.base.rdb seq 1 type b\n" {
+		t.Errorf("empty dir: manifest %q", m.Format())
+	}
+}

@@ -24,7 +24,7 @@ const (
 // rename into place stays on one file system.
 const tempRewritePrefix = "temp-rewriteaof-"
 
-func (l *Log) tempBaseName() string {
+func tempBaseName() string {
 	return tempRewritePrefix + "bg-" + strconv.Itoa(os.Getpid()) + ".aof"
 }
 
@@ -94,7 +94,7 @@ func (l *Log) BeginRewrite() (*Rewrite, error) {
 
 func (l *Log) startRewriteLocked() *Rewrite {
 	l.rewrites++
-	h := &Rewrite{l: l, kind: l.kind(), tmp: l.tempBaseName(), started: time.Now()}
+	h := &Rewrite{l: l, kind: l.kind(), tmp: tempBaseName(), started: time.Now()}
 	l.rewrite = h
 	return h
 }
@@ -147,20 +147,25 @@ func (h *Rewrite) Kind() BaseKind { return h.kind }
 // when aof-timestamp-enabled), then fsyncs and closes it.
 func (h *Rewrite) WriteBase(write func(w io.Writer, kind BaseKind) error) error {
 	l := h.l
-	if h.kind == BaseAOF && l.timestamps.Load() {
-		inner := write
-		write = func(w io.Writer, kind BaseKind) error {
-			if _, err := fmt.Fprintf(w, "#TS:%d\r\n", l.o.now().Unix()); err != nil {
-				return err
-			}
-			return inner(w, kind)
-		}
-	}
-	if err := writeTemp(&l.o, h.tmp, h.kind, write); err != nil {
+	if err := writeTemp(&l.o, h.tmp, h.kind, stamped(&l.o, h.kind, l.timestamps.Load(), write)); err != nil {
 		return err
 	}
 	h.wrote = true
 	return nil
+}
+
+// stamped is write preceded, in a command-form base under
+// aof-timestamp-enabled, by the #TS: annotation of the rewrite's time.
+func stamped(o *Options, kind BaseKind, timestamps bool, write func(w io.Writer, kind BaseKind) error) func(w io.Writer, kind BaseKind) error {
+	if kind != BaseAOF || !timestamps {
+		return write
+	}
+	return func(w io.Writer, kind BaseKind) error {
+		if _, err := fmt.Fprintf(w, "#TS:%d\r\n", o.now().Unix()); err != nil {
+			return err
+		}
+		return write(w, kind)
+	}
 }
 
 // writeTemp writes a temporary base file and makes it durable.
@@ -296,18 +301,70 @@ func (h *Rewrite) failLocked() {
 // remove the history files and persist the manifest without them. A
 // failure leaves them listed as history, which loading ignores.
 func (l *Log) deleteHistoryLocked() {
-	if l.disableGC.Load() || len(l.manifest.History) == 0 {
-		return
+	if !l.disableGC.Load() {
+		l.manifest = deleteHistory(&l.o, l.manifest)
 	}
-	m := l.manifest.Clone()
-	for _, f := range m.History {
-		l.o.logger().Info(fmt.Sprintf("Removing the history file %s in the background", f.Name))
-		os.Remove(l.o.path(f.Name))
+}
+
+// deleteHistory removes m's history files and returns the manifest
+// persisted without them, or m when that failed.
+func deleteHistory(o *Options, m *Manifest) *Manifest {
+	if len(m.History) == 0 {
+		return m
 	}
-	m.History = nil
-	if err := writeManifest(&l.o, m); err != nil {
-		l.o.logger().Warn(err.Error())
-		return
+	next := m.Clone()
+	for _, f := range next.History {
+		o.logger().Info(fmt.Sprintf("Removing the history file %s in the background", f.Name))
+		os.Remove(o.path(f.Name))
 	}
-	l.manifest = m
+	next.History = nil
+	if err := writeManifest(o, next); err != nil {
+		o.logger().Warn(err.Error())
+		return m
+	}
+	return next
+}
+
+// RewriteWhileOff is BGREWRITEAOF while appendonly is no, which Redis 7.0
+// runs all the same: write's base of the dataset becomes the manifest's
+// base and every earlier file history (deleted unless
+// aof-disable-auto-gc). No incr file is opened, as none follows the
+// dataset while the AOF is off; a start with appendonly yes loads the
+// base. The base is written as a rewrite's: a temp file, fsynced, renamed,
+// then the manifest replaced atomically, so a crash at any step leaves
+// the previous manifest and its files.
+func RewriteWhileOff(o Options, write func(w io.Writer, kind BaseKind) error) error {
+	if err := mkdir(&o); err != nil {
+		return err
+	}
+	m, err := ReadManifest(o)
+	if err != nil {
+		return err
+	}
+	kind := BaseAOF
+	if o.UseRDBPreamble {
+		kind = BaseRDB
+	}
+	tmp := tempBaseName()
+	if err := writeTemp(&o, tmp, kind, stamped(&o, kind, o.TimestampEnabled, write)); err != nil {
+		return err
+	}
+	log := o.logger()
+	m = m.Clone()
+	base := m.newBase(o.FileName, kind == BaseRDB)
+	if err := os.Rename(o.path(tmp), o.path(base.Name)); err != nil {
+		os.Remove(o.path(tmp))
+		return failf(err, "Error trying to rename the temporary AOF base file %s into %s: %s", tmp, base.Name)
+	}
+	log.Info(fmt.Sprintf("Successfully renamed the temporary AOF base file %s into %s", tmp, base.Name))
+	m.historyBefore(0)
+	if err := writeManifest(&o, m); err != nil {
+		os.Remove(o.path(base.Name))
+		return err
+	}
+	if !o.DisableAutoGC {
+		deleteHistory(&o, m)
+	}
+	log.Info("Background AOF rewrite finished successfully")
+	return nil
 }

@@ -293,21 +293,15 @@ func (f *Frontend) infoAOF(b *infoBuilder) {
 		}
 		return "err"
 	}
-	lastRewrite, currentRewrite := int64(-1), int64(-1)
-	lastRewriteOK, lastWriteOK := true, true
-	if a.Enabled {
-		lastRewrite, currentRewrite = st.LastRewriteTimeSec, st.CurrentRewriteTimeSec
-		lastRewriteOK, lastWriteOK = st.LastBgrewriteOK, st.LastWriteOK
-	}
 	b.int("aof_enabled", int01(a.Enabled))
 	b.int("aof_rewrite_in_progress", int01(a.Rewriting))
 	b.int("aof_rewrite_scheduled", int01(a.Scheduled))
-	b.int("aof_last_rewrite_time_sec", lastRewrite)
-	b.int("aof_current_rewrite_time_sec", currentRewrite)
-	b.field("aof_last_bgrewrite_status", okErr(lastRewriteOK))
+	b.int("aof_last_rewrite_time_sec", st.LastRewriteTimeSec)
+	b.int("aof_current_rewrite_time_sec", st.CurrentRewriteTimeSec)
+	b.field("aof_last_bgrewrite_status", okErr(st.LastBgrewriteOK))
 	b.int("aof_rewrites", st.Rewrites)
 	b.int("aof_rewrites_consecutive_failures", st.RewriteFailures)
-	b.field("aof_last_write_status", okErr(lastWriteOK))
+	b.field("aof_last_write_status", okErr(st.LastWriteOK))
 	b.field("aof_last_cow_size", "0")
 	b.field("module_fork_in_progress", "0")
 	b.field("module_fork_last_cow_size", "0")

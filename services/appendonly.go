@@ -32,7 +32,11 @@ type AppendOnly struct {
 	sink      *aofSink
 	rewriting bool
 	scheduled bool // BGREWRITEAOF while a BGSAVE ran: started when it ends
-	loaded    aof.LoadStats
+	// offDone, while a rewrite runs with appendonly no, is closed when it
+	// ends; off counts those rewrites for INFO.
+	offDone chan struct{}
+	off     offRewrites
+	loaded  aof.LoadStats
 }
 
 // Replayer runs the commands an AOF or a master's stream holds
@@ -125,6 +129,12 @@ func (a *AppendOnly) attachLocked(log *aof.Log) {
 // the manifest once that rewrite's base is written.
 func (a *AppendOnly) Start() error {
 	a.mu.Lock()
+	for a.offDone != nil { // a BGREWRITEAOF of appendonly no: the log starts from a rewrite of its own
+		done := a.offDone
+		a.mu.Unlock()
+		<-done
+		a.mu.Lock()
+	}
 	if a.log != nil || a.rewriting {
 		a.mu.Unlock()
 		return nil
@@ -187,18 +197,70 @@ func (a *AppendOnly) BGRewrite() (string, error) {
 		return "Background append only file rewriting scheduled", nil
 	}
 	log := a.log
-	if log == nil { // appendonly no: Redis writes a base all the same? It rewrites into the dir.
-		a.mu.Unlock()
-		return "", errors.New("ERR Background append only file rewriting is only possible with appendonly yes")
-	}
 	a.rewriting = true
+	var done chan struct{}
+	if log == nil {
+		done = make(chan struct{})
+		a.offDone = done
+	}
 	a.mu.Unlock()
 	go func() {
-		if err := a.rewrite(log.BeginRewrite); err != nil {
+		var err error
+		if log == nil {
+			err = a.rewriteWhileOff(done)
+		} else {
+			err = a.rewrite(log.BeginRewrite)
+		}
+		if err != nil {
 			a.s.Log.Warn("Background AOF rewrite failed", "err", err)
 		}
 	}()
 	return "Background append only file rewriting started", nil
+}
+
+// rewriteWhileOff is BGREWRITEAOF with appendonly no: as Redis 7.0, it
+// writes a new base into the AOF directory (no incr file follows it), so
+// that a start with appendonly yes finds the dataset.
+func (a *AppendOnly) rewriteWhileOff(done chan struct{}) error {
+	start := time.Now()
+	err := aof.RewriteWhileOff(a.options(), func(w io.Writer, _ aof.BaseKind) error {
+		_, err := a.s.Persist.WriteRDB(w, nil)
+		return err
+	})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.off.record(err, time.Since(start))
+	a.rewriting, a.offDone = false, nil
+	close(done)
+	return err
+}
+
+// offRewrites are the INFO figures of rewrites run while appendonly is
+// no, which Redis counts in the same fields as the others.
+type offRewrites struct {
+	count, failures int64
+	failed, ran     bool
+	last            time.Duration
+}
+
+func (o *offRewrites) record(err error, took time.Duration) {
+	o.count++
+	o.ran, o.last, o.failed = true, took, err != nil
+	if err != nil {
+		o.failures++
+	} else {
+		o.failures = 0
+	}
+}
+
+// stats are INFO's rewrite fields while the AOF is off.
+func (o *offRewrites) stats() aof.Stats {
+	st := aof.Stats{LastWriteOK: true, LastBgrewriteOK: !o.failed, Rewrites: o.count, RewriteFailures: o.failures,
+		LastRewriteTimeSec: -1, CurrentRewriteTimeSec: -1}
+	if o.ran {
+		st.LastRewriteTimeSec = int64(o.last / time.Second)
+	}
+	return st
 }
 
 // rewrite writes a new base from the keyspace at begin's instant: begin
@@ -260,18 +322,20 @@ func (a *AppendOnly) Cron() {
 	a.mu.Lock()
 	log, rewriting, scheduled := a.log, a.rewriting, a.scheduled
 	a.mu.Unlock()
-	if log == nil || rewriting || a.s.Persist.Info().BGSaveInProgress {
+	if rewriting || a.s.Persist.Info().BGSaveInProgress {
 		return
 	}
-	st := log.Stats()
-	pct, min := a.s.Config.AutoAOFRewritePercentage(), a.s.Config.AutoAOFRewriteMinSize()
-	base := max(st.BaseSize, 1)
-	auto := pct > 0 && st.CurrentSize > min && (st.CurrentSize-base)*100/base >= pct
+	auto := false
+	if log != nil {
+		st := log.Stats()
+		pct, min := a.s.Config.AutoAOFRewritePercentage(), a.s.Config.AutoAOFRewriteMinSize()
+		base := max(st.BaseSize, 1)
+		if auto = pct > 0 && st.CurrentSize > min && (st.CurrentSize-base)*100/base >= pct; auto {
+			a.s.Log.Info("Starting automatic rewriting of AOF", "growth_percent", (st.CurrentSize-base)*100/base)
+		}
+	}
 	if !scheduled && !auto {
 		return
-	}
-	if auto {
-		a.s.Log.Info("Starting automatic rewriting of AOF", "growth_percent", (st.CurrentSize-base)*100/base)
 	}
 	a.mu.Lock()
 	a.scheduled = false
@@ -312,7 +376,7 @@ type AOFInfo struct {
 func (a *AppendOnly) Info() AOFInfo {
 	a.mu.Lock()
 	log := a.log
-	in := AOFInfo{Enabled: log != nil, Rewriting: a.rewriting, Scheduled: a.scheduled}
+	in := AOFInfo{Enabled: log != nil, Rewriting: a.rewriting, Scheduled: a.scheduled, Stats: a.off.stats()}
 	a.mu.Unlock()
 	if log != nil {
 		in.Stats = log.Stats()
