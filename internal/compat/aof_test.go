@@ -53,6 +53,7 @@ func aofWorkload(t *testing.T, c *redis.Client) {
 func snapshotOf(t *testing.T, c *redis.Client) string {
 	t.Helper()
 	ctx := context.Background()
+	waitLoaded(t, c)
 	var out string
 	for _, args := range [][]any{{"GET", "s"}, {"TTL", "s"}, {"GET", "n"}, {"GET", "f"}, {"LRANGE", "l", "0", "-1"},
 		{"SCARD", "set"}, {"HGETALL", "h"}, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}, {"XRANGE", "st", "-", "+"},
@@ -66,6 +67,21 @@ func snapshotOf(t *testing.T, c *redis.Client) string {
 	defer c2.Close()
 	v, err := c2.Get(ctx, "in2").Result()
 	return out + fmt.Sprintf("db2 in2=%v %v\n", v, err)
+}
+
+// waitLoaded waits while a server just started answers LOADING: it
+// accepts connections before it has read its files.
+func waitLoaded(t *testing.T, c *redis.Client) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := c.Ping(context.Background()).Err()
+		if err == nil || !strings.HasPrefix(err.Error(), "LOADING") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("still loading")
+		}
+	}
 }
 
 func client(addr string) *redis.Client {
