@@ -43,7 +43,17 @@ func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
 		}
 		s := &e.shards[i]
 		if fx != nil {
-			fx.Lock() // the stream orders this shard's DELs with the commands' writes (effects.go)
+			// The stream orders this shard's DELs with the commands' writes
+			// (effects.go), under its order lock, which every command takes
+			// while the stream has a sink: a shard without expiring keys
+			// does not take it.
+			s.lock()
+			volatile := s.volatile
+			s.unlock()
+			if volatile == 0 {
+				continue
+			}
+			fx.Lock()
 		}
 		s.lock()
 		if s.volatile > 0 {
