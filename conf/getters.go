@@ -363,6 +363,14 @@ func (c *Config) MasterUser() string { return c.load().str[dMasterUser] }
 // ReplicaReadOnly refuses writes from clients on a replica.
 func (c *Config) ReplicaReadOnly() bool { return c.load().num[dReplicaReadOnly] != 0 }
 
+// ReplicaPriority is INFO's slave_priority, which Sentinel promotes by
+// (lowest first; 0: never).
+func (c *Config) ReplicaPriority() int { return int(c.load().num[dReplicaPriority]) }
+
+// ReplicaAnnounced is INFO's replica_announced: whether Sentinel lists
+// this replica.
+func (c *Config) ReplicaAnnounced() bool { return c.load().num[dReplicaAnnounced] != 0 }
+
 // ReplicaAnnounceIP is the address a replica announces to its master.
 func (c *Config) ReplicaAnnounceIP() string { return c.load().str[dReplicaAnnounceIP] }
 

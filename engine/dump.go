@@ -134,7 +134,7 @@ func (d DB) RestoreKey(it *SnapItem, o RestoreOptions) (RestoreResult, error) {
 		d.removeKey(s, slot, h)
 		res.Replaced = true
 	}
-	if it.ExpireAt != 0 && it.ExpireAt <= now {
+	if it.ExpireAt != 0 && it.ExpireAt <= d.expiryNow(now) { // already expired (Set says when not)
 		return res, nil
 	}
 	m := recordMeta{expireAt: it.ExpireAt}

@@ -48,6 +48,9 @@ type Engine struct {
 	expireObserver atomic.Pointer[func(time.Duration)]
 	// noActiveExpire: DEBUG SET-ACTIVE-EXPIRE 0 stopped the cycle (pause.go).
 	noActiveExpire atomic.Bool
+	// expiryByMaster: a read-only replica's keys expire by its master's
+	// DELs (SetExpiryByMaster).
+	expiryByMaster atomic.Bool
 
 	gate Gate // exclusive sections: EXEC, scripts, the snapshot barrier
 
@@ -223,6 +226,17 @@ type DB struct {
 	expiryAt int64
 }
 
+// SetExpiryByMaster makes keys expire only by their master's DELs, as on
+// a Redis replica: an expired key reads as missing but stays (lookups,
+// SCAN and RANDOMKEY reclaim nothing), and the active expiry cycle does
+// not run. Otherwise a replica that expired a key a moment before its
+// master would lose it for good when the master extends its TTL, or
+// writes to it, a moment later. The caller turns it on only while no
+// client may write (a read-only replica): a write there would not see
+// the entry it stays on. The master's own commands see no key expired
+// (a handle At(1): Redis's lookups for its master).
+func (e *Engine) SetExpiryByMaster(on bool) { e.expiryByMaster.Store(on) }
+
 // At returns the handle with expiry judged at unix ms (0: the clock's
 // time again). Redis 7.0 stops the clock its keys expire by while a
 // transaction or a script runs, so that a key one command of it found
@@ -336,10 +350,11 @@ func (d DB) lockKeyAt(key []byte, now int64) keyAt {
 }
 
 // reclaim removes an expired entry of database db and reports it
-// ("expired" event); while a CLIENT PAUSE keeps the dataset as it is, it
-// leaves the entry (pause.go).
+// ("expired" event); while a CLIENT PAUSE keeps the dataset as it is
+// (pause.go), or the master's DELs expire the keys (SetExpiryByMaster),
+// it leaves the entry, which lookups go on finding missing.
 func (e *Engine) reclaim(s *shard, slot int, h uint64, db int) {
-	if e.gate.frozen() {
+	if e.gate.frozen() || e.expiryByMaster.Load() {
 		return
 	}
 	e.reclaimNow(&s.shardData, slot, h, db)

@@ -20,7 +20,7 @@ const expireSweepPerShard = 64
 // in the middle of an EXEC or a script, and skips its turn while a busy
 // script holds the keyspace.
 func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
-	if e.noActiveExpire.Load() || e.gate.frozen() { // DEBUG SET-ACTIVE-EXPIRE 0, CLIENT PAUSE (pause.go)
+	if e.noActiveExpire.Load() || e.gate.frozen() || e.expiryByMaster.Load() { // DEBUG SET-ACTIVE-EXPIRE 0, CLIENT PAUSE (pause.go), a replica
 		return 0
 	}
 	if !e.gate.Enter() {

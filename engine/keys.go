@@ -173,7 +173,7 @@ func (d DB) Expire(key []byte, at int64, cond ExpireCond) (ok, deleted bool) {
 		cond&ExpireLT != 0 && cur != 0 && at >= cur:
 		return false, false
 	}
-	if at <= now {
+	if at <= d.expiryNow(now) { // already expired (Set says when not)
 		d.removeKey(s, slot, h)
 		return true, true
 	}

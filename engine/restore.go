@@ -12,9 +12,13 @@ type RestoreLimits struct {
 }
 
 // Restore writes a snapshot's key, replacing what the key held. A key
-// whose expiry has passed is not loaded; it reports whether the key was.
+// whose expiry has passed is not loaded, unless the handle sees none
+// expired (At) or the keys expire by the master's DELs
+// (SetExpiryByMaster: a replica keeps what its master sent, as Redis's
+// rdbLoad skips expired keys only on a master); it reports whether the
+// key was loaded.
 func (d DB) Restore(it *SnapItem, lim RestoreLimits) (bool, error) {
-	if it.ExpireAt != 0 && it.ExpireAt <= d.e.clock.NowMs() {
+	if it.ExpireAt != 0 && !d.e.expiryByMaster.Load() && it.ExpireAt <= d.expiryNow(d.e.clock.NowMs()) {
 		return false, nil
 	}
 	var err error

@@ -145,8 +145,9 @@ func (s *shardData) lookup(key []byte, h uint64) int {
 // insert stores a new entry for a key known to be absent and returns its
 // slot.
 func (s *shardData) insert(h uint64, key, value []byte, typ Type, m recordMeta) int {
-	if s.eng != nil && s.eng.gate.frozen() {
-		// A pause left an expired copy of the key in place (pause.go).
+	if s.eng != nil && (s.eng.gate.frozen() || s.eng.expiryByMaster.Load()) {
+		// A pause (pause.go), or a replica waiting for its master's DEL
+		// (SetExpiryByMaster), left an expired copy of the key in place.
 		if old := s.lookup(key, h); old >= 0 {
 			s.eng.reclaimNow(s, old, h, s.db)
 		}

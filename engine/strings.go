@@ -120,8 +120,11 @@ func (d DB) setLocked(k keyAt, key, value []byte, o SetOptions) (SetResult, erro
 			return res, nil
 		}
 	}
-	if o.TTL == TTLSet && o.ExpireAt <= now {
-		// Stored and expired at once: what remains is no key.
+	if o.TTL == TTLSet && o.ExpireAt <= d.expiryNow(now) {
+		// Stored and expired at once: what remains is no key (unless the
+		// handle sees no key expired: a replica keeps it for its master's
+		// DEL, an AOF being loaded for the DEL it holds — Redis's
+		// checkAlreadyExpired).
 		if slot >= 0 {
 			d.removeKey(s, slot, h)
 		}
@@ -178,7 +181,7 @@ func (d DB) GetEx(key []byte, ch ExpireChange, del bool) (Item, bool, error) {
 	switch {
 	case del:
 		d.removeKey(s, slot, h)
-	case ch.Mode == TTLSet && ch.At <= now:
+	case ch.Mode == TTLSet && ch.At <= d.expiryNow(now): // already expired (Set says when not)
 		d.removeKey(s, slot, h)
 	case ch.Mode == TTLSet || (ch.Mode == TTLClear && s.expireAt(en) != 0):
 		at := int64(0)

@@ -265,8 +265,12 @@ func (c *Client) newScriptHost(flags scripting.Flags, ro bool) *scriptHost {
 		sc.fx = &effects{}
 	}
 	// A script judges expiry at its start, inside a transaction too
-	// (Redis's scriptTimeSnapshot comes before the transaction's time).
+	// (Redis's scriptTimeSnapshot comes before the transaction's time);
+	// one the master sent, or an AOF holds, sees none (NewReplay).
 	sc.expiryAt = c.nowMs()
+	if c.obeys {
+		sc.expiryAt = c.expiryAt
+	}
 	sc.db = sc.countWrites(c.db.At(sc.expiryAt))
 	sc.dbNum.Store(c.dbNum.Load())
 	compat := flags&scripting.FlagEvalCompat != 0

@@ -412,6 +412,7 @@ func (f *Frontend) infoStats(b *infoBuilder) {
 
 func (f *Frontend) infoReplication(b *infoBuilder) {
 	in := f.svc.Replication.Primary.Info()
+	in.SlavePriority, in.SlaveReadOnly, in.ReplicaAnnouncedOn = f.cfg.ReplicaPriority(), f.cfg.ReplicaReadOnly(), f.cfg.ReplicaAnnounced()
 	b.Write(in.Append(nil))
 }
 

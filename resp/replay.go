@@ -36,6 +36,12 @@ func (f *Frontend) NewReplay() *Replay {
 	c.obeys, c.authenticated, c.user = true, true, nil
 	c.parser.SetAuthRequired(false)
 	c.db.MayOvershoot = true // the writes were accepted once: no OOM refusal
+	// No key is expired for the replayed commands, as for Redis's master
+	// client and its AOF loading: their keys expire by the DELs the stream
+	// holds (engine.SetExpiryByMaster), and a command that found a key
+	// there finds it here, however late it runs.
+	c.expiryAt = 1
+	c.db = c.db.At(c.expiryAt)
 	return &Replay{c: c}
 }
 

@@ -68,6 +68,14 @@ func (r *Replication) follow(cfg *conf.Config) {
 		"repl-diskless-sync", "repl-diskless-sync-delay", "repl-diskless-sync-max-replicas", "min-replicas-to-write", "min-replicas-max-lag", "client-output-buffer-limit"} {
 		cfg.OnChange(name, apply)
 	}
+	cfg.OnChange("replica-read-only", func(*conf.Config) { r.followExpiry() })
+}
+
+// followExpiry lets a read-only replica's keys expire only by its
+// master's DELs, as Redis's (engine.SetExpiryByMaster says why); a master
+// or a writable replica expires them itself.
+func (r *Replication) followExpiry() {
+	r.s.Engine.SetExpiryByMaster(r.replica.Load() && r.s.Config.ReplicaReadOnly())
 }
 
 // attach makes the Primary a sink of the stream, once.
@@ -130,6 +138,8 @@ func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
 		listen = r.ownPort
 	}
 	replay := r.replay()
+	r.replica.Store(true)
+	r.followExpiry() // before the master's RDB arrives: its expired keys stay
 	r.link = r.Primary.StartReplica(repl.ReplicaOptions{Host: host, Port: port, User: c.MasterUser(), Pass: c.MasterAuth(),
 		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup},
 		repl.Callbacks{
@@ -142,7 +152,6 @@ func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
 			Apply: func(_ int, args [][]byte) error { return replay.Apply(args) },
 			Log:   func(msg string) { r.s.Log.Info(msg) },
 		})
-	r.replica.Store(true)
 	return nil
 }
 
@@ -156,6 +165,7 @@ func (r *Replication) NoOne() {
 		r.link = nil
 	}
 	r.replica.Store(false)
+	r.followExpiry()
 }
 
 // Master is the master this server replicates, if any.

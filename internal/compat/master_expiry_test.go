@@ -1,0 +1,136 @@
+package compat
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bradfitz/gomemcache/memcache"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestReplicaKeysExpireByMasterDEL: a replica's keys expire when its
+// master says so, as on a redis-server replica. With the master's active
+// expiry stopped, a key past its TTL reads as missing on the replica (GET,
+// EXISTS, SCAN, TTL, the memcached port) yet stays counted (DBSIZE, INFO
+// keyspace), however often it is read; it goes when the master's own
+// lookup expires it and sends the DEL. A Tandem replica and a
+// redis-server replica of the same redis-server master must agree at
+// every step. (A replica that removed keys itself would lose for good a
+// key its master, a moment behind, extends or writes to.)
+func TestReplicaKeysExpireByMasterDEL(t *testing.T) {
+	mustNotSelfTest(t)
+	ctx := context.Background()
+	mdir, rdir, tdir := t.TempDir(), t.TempDir(), t.TempDir()
+	master := startFor(t, mdir, "redis-master", 1, redisArgsIn(mdir, "--enable-debug-command", "yes"))
+	mc := client(master.addrs[0])
+	defer mc.Close()
+	host, port, _ := strings.Cut(master.addrs[0], ":")
+	ref := startFor(t, rdir, "redis-replica", 1, redisArgsIn(rdir))
+	rc := client(ref.addrs[0])
+	defer rc.Close()
+	sut := startFor(t, tdir, "tandem-replica", 2, tandemArgs(tdir))
+	tc := client(sut.addrs[0])
+	defer tc.Close()
+	for _, c := range []*redis.Client{rc, tc} {
+		if err := c.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mcc := memcache.New(sut.addrs[1])
+
+	waitInSync(t, rc, mc)
+	waitInSync(t, tc, mc)
+	if err := mc.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]any{{"SET", "k", "v", "PX", "150"}, {"SET", "keep", "v"}, {"HSET", "h", "f", "v"}, {"PEXPIRE", "h", "150"}} {
+		if err := mc.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitInSync(t, rc, mc)
+	waitInSync(t, tc, mc)
+	time.Sleep(300 * time.Millisecond)
+
+	observe := func(step string) {
+		t.Helper()
+		var got [2]string
+		for i, c := range []*redis.Client{rc, tc} {
+			var b strings.Builder
+			for _, args := range [][]any{{"GET", "k"}, {"EXISTS", "k", "h"}, {"HGETALL", "h"}, {"TTL", "k"}, {"SCAN", "0", "COUNT", "100"}, {"DBSIZE"}, {"GET", "k"}, {"DBSIZE"}} {
+				v, err := c.Do(ctx, args...).Result()
+				fmt.Fprintf(&b, "%v=%v %v\n", args, v, err)
+			}
+			ks, _ := c.Info(ctx, "keyspace").Result()
+			fmt.Fprintf(&b, "keyspace %s\n", strings.TrimSpace(strings.SplitN(infoField(ks, "db0"), ",avg_ttl", 2)[0]))
+			got[i] = b.String()
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: Tandem replica\n%s\nredis-server replica\n%s", step, got[1], got[0])
+		}
+	}
+	observe("expired, no DEL yet")
+	if _, err := mcc.Get("k"); err != memcache.ErrCacheMiss {
+		t.Errorf("memcached get of an expired key on the replica: %v, want a miss", err)
+	}
+	time.Sleep(1200 * time.Millisecond) // a Tandem that expired keys itself would have by now
+	observe("a second later")
+	// The master's lookups expire the keys and send their DELs.
+	mc.Get(ctx, "k")
+	mc.Exists(ctx, "h")
+	waitInSync(t, rc, mc)
+	waitInSync(t, tc, mc)
+	observe("after the master's DELs")
+	if n, _ := tc.DBSize(ctx).Result(); n != 1 {
+		t.Errorf("DBSIZE on the Tandem replica after the DELs: %d, want 1", n)
+	}
+}
+
+// TestAOFLoadSeesNoKeyExpired: while an AOF loads, no key is expired, as
+// in redis-server 7.0 (keyIsExpired while loading): a SET with a PXAT
+// already past, then PERSIST, leaves the key; an APPEND to a key whose
+// PEXPIREAT has passed appends to it (which then expires after the load).
+// The replayed commands are the same a replica applies from its master.
+func TestAOFLoadSeesNoKeyExpired(t *testing.T) {
+	mustNotSelfTest(t)
+	ctx := context.Background()
+	past := strconv.FormatInt(time.Now().Add(-time.Minute).UnixMilli(), 10)
+	var incr []byte
+	for _, c := range [][]string{{"SELECT", "0"}, {"SET", "k", "v", "PXAT", past}, {"PERSIST", "k"},
+		{"SET", "j", "v"}, {"PEXPIREAT", "j", past}, {"APPEND", "j", "w"}, {"SET", "keep", "1"}} {
+		incr = append(incr, cmd(c...)...)
+	}
+	var got [2]string
+	for i, name := range []string{"redis", "tandem"} {
+		dir := t.TempDir()
+		ad := filepath.Join(dir, "appendonlydir")
+		os.Mkdir(ad, 0o755)
+		os.WriteFile(filepath.Join(ad, "appendonly.aof.1.base.aof"), nil, 0o644)
+		os.WriteFile(filepath.Join(ad, "appendonly.aof.1.incr.aof"), incr, 0o644)
+		os.WriteFile(filepath.Join(ad, "appendonly.aof.manifest"), []byte("file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n"), 0o644)
+		var s *server
+		if name == "redis" {
+			s = startFor(t, dir, name, 1, redisArgsIn(dir, "--appendonly", "yes"))
+		} else {
+			s = startFor(t, dir, name, 2, tandemArgs(dir, "--appendonly", "yes"))
+		}
+		c := client(s.addrs[0])
+		waitLoaded(t, c)
+		var b strings.Builder
+		for _, args := range [][]any{{"GET", "k"}, {"TTL", "k"}, {"GET", "j"}, {"GET", "keep"}, {"DBSIZE"}} {
+			v, err := c.Do(ctx, args...).Result()
+			fmt.Fprintf(&b, "%v=%v %v\n", args, v, err)
+		}
+		got[i] = b.String()
+		c.Close()
+	}
+	if got[0] != got[1] {
+		t.Errorf("after loading the AOF, Tandem has\n%s\nredis-server\n%s", got[1], got[0])
+	}
+}
