@@ -63,9 +63,10 @@ type Waiter struct {
 	// offer is a hand-off that may decline (streams: XREAD waits for an
 	// entry past its ID, and a stream may get others): it reports
 	// whether it served the waiter and whether it changed the value
-	// (XREADGROUP's PEL). A waiter it declines stays queued, and serving
-	// goes on with the next one.
-	offer func(key []byte, a aggregate) (served, changed bool)
+	// (XREADGROUP's PEL), and what a group read did to its group (the
+	// hand-off propagated). A waiter it declines stays queued, and
+	// serving goes on with the next one.
+	offer func(key []byte, a aggregate) (served, changed bool, group *StreamGroupEffects)
 	// gone, set for XREADGROUP, answers the waiter when its key stopped
 	// being a stream (deleted, overwritten, flushed, swapped away): the
 	// group it reads from went with it, and Redis unblocks such clients
@@ -260,11 +261,14 @@ func (d DB) serveWaitersLocked(s *shard, key []byte, h uint64, now int64) {
 		}
 		before := a.memSize()
 		if w.offer != nil {
-			ok, changed := w.offer(key, a)
+			ok, changed, group := w.offer(key, a)
 			if ok {
 				w.state = served
 			}
 			w.mu.Unlock()
+			if group != nil {
+				d.handedOff(Handoff{DB: d.num, Key: key, Group: group})
+			}
 			if ok {
 				s.unlinkWaiter(r)
 				d.wakeLater(w.wake)

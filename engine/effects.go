@@ -32,12 +32,14 @@ type EffectHook interface {
 // Handoff is what a write served to a blocked client: Count elements
 // (negative: the single-element form, BLPOP's) popped from Key by Event
 // ("lpop", "rpop", "zpopmin", "zpopmax"), the form a write stream
-// propagates it in, after the write that served it.
+// propagates it in, after the write that served it. Or, with Group, a
+// blocked XREADGROUP's read of stream Key and what it did to the group.
 type Handoff struct {
 	DB    int
 	Key   []byte
 	Event string
 	Count int
+	Group *StreamGroupEffects
 }
 
 // poppedCount is the count a hand-off to w propagates with: the elements

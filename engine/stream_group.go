@@ -157,8 +157,9 @@ func (g *streamGroup) ack(id StreamID) bool {
 
 // deliver records the delivery of id to c, as Redis's streamReplyWithRange
 // does for a group read: a new pending entry, or one that moves to c
-// with its count reset to 1.
-func (g *streamGroup) deliver(id StreamID, c *streamConsumer, now int64) {
+// with its count reset to 1. It returns the pending entry, valid until
+// the PEL changes.
+func (g *streamGroup) deliver(id StreamID, c *streamConsumer, now int64) *pelEntry {
 	i, ok := g.pelIndex(id)
 	if !ok {
 		if n := len(g.pel); n == 0 || g.pel[n-1].id.Cmp(id) < 0 {
@@ -167,7 +168,7 @@ func (g *streamGroup) deliver(id StreamID, c *streamConsumer, now int64) {
 			g.pel = slices.Insert(g.pel, i, pelEntry{id: id, delivered: now, count: 1, consumer: c})
 		}
 		c.addPending(id)
-		return
+		return &g.pel[i]
 	}
 	p := &g.pel[i]
 	if p.consumer != nil {
@@ -175,6 +176,7 @@ func (g *streamGroup) deliver(id StreamID, c *streamConsumer, now int64) {
 	}
 	p.consumer, p.delivered, p.count = c, now, 1
 	c.addPending(id)
+	return p
 }
 
 // rangeHasTombstones is Redis's streamRangeHasTombstones: whether a
@@ -231,4 +233,59 @@ func (s *stream) lag(g *streamGroup) (int64, bool) {
 		return int64(s.entriesAdded) - er, true
 	}
 	return 0, false
+}
+
+// StreamGroupEffects are the facts of what a group command (XREADGROUP,
+// XCLAIM, XAUTOCLAIM) did to a group, which the write stream propagates
+// in Redis's command forms (the front-end builds them): the consumer it
+// created, the pending entries it changed, and where the group ended.
+type StreamGroupEffects struct {
+	Group    string // the group's name
+	Consumer string // XREADGROUP's consumer
+	// NoAck: an XREADGROUP NOACK, whose deliveries make no pending entries.
+	NoAck bool
+	// ConsumerCreated: the command created its consumer.
+	ConsumerCreated bool
+	// Claims are the pending entries given to a consumer, or dropped
+	// because their message was gone, in the order it changed them.
+	Claims []StreamClaim
+	// LastIDMoved: the group's last delivered ID moved; LastID and
+	// EntriesRead are the group's after the command.
+	LastIDMoved bool
+	LastID      StreamID
+	EntriesRead int64
+}
+
+// StreamClaim is one pending entry a group command changed: its state
+// after the change (before it, for an entry dropped because its message
+// was gone), and the group's last delivered ID then.
+type StreamClaim struct {
+	ID        StreamID
+	Arg       int // XCLAIM: the index of the ID among its IDs
+	Consumer  string
+	Delivered int64
+	Count     uint64
+	LastID    StreamID
+}
+
+// claimed records p's state in fx (nil: not recording).
+func (fx *StreamGroupEffects) claimed(g *streamGroup, p *pelEntry, arg int) {
+	if fx == nil {
+		return
+	}
+	c := StreamClaim{ID: p.id, Arg: arg, Delivered: p.delivered, Count: p.count, LastID: g.lastID}
+	if p.consumer != nil {
+		c.Consumer = p.consumer.name
+	}
+	fx.Claims = append(fx.Claims, c)
+}
+
+// ended records where g ended (fx nil: not recording).
+func (fx *StreamGroupEffects) ended(g *streamGroup, lastBefore StreamID) {
+	if fx == nil {
+		return
+	}
+	fx.Group = g.name
+	fx.LastIDMoved = g.lastID != lastBefore
+	fx.LastID, fx.EntriesRead = g.lastID, g.entriesRead
 }

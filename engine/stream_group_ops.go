@@ -21,12 +21,22 @@ var (
 // comes with nil fields); else the entries above gt, which the group
 // delivers (last ID, read counter, and the PEL unless NoAck). It creates
 // the consumer if needed. served says whether the key is in the reply;
-// changed whether the stream changed.
+// changed whether the stream changed. With a.Effects, res.Group tells
+// what the read did to the group.
 func (d DB) groupRead(s *stream, g *streamGroup, gt StreamID, history bool, a *XReadArgs, count int64, key []byte, now int64) (res StreamReadResult, served, changed bool) {
+	var fx *StreamGroupEffects
+	if a.Effects {
+		fx = &StreamGroupEffects{NoAck: a.NoAck, Consumer: string(a.Consumer)}
+		res.Group = fx
+		defer fx.ended(g, g.lastID)
+	}
 	c := g.consumer(a.Consumer)
 	if c == nil {
 		c = g.addConsumer(a.Consumer, now)
 		d.notifyLater(ClassStream, "xgroup-createconsumer", key)
+		if fx != nil {
+			fx.ConsumerCreated = true
+		}
 	} else {
 		c.seenTime = now
 	}
@@ -72,7 +82,7 @@ func (d DB) groupRead(s *stream, g *streamGroup, gt StreamID, history bool, a *X
 		}
 		res.Entries = append(res.Entries, copyEntry(e))
 		if !a.NoAck {
-			g.deliver(e.ID, c, now)
+			fx.claimed(g, g.deliver(e.ID, c, now), 0)
 		}
 	})
 	return res, true, true
@@ -353,6 +363,8 @@ type XClaimArgs struct {
 	// CheckOnly: only the key and group are checked (the front-end then
 	// replies the argument error it found).
 	CheckOnly bool
+	// Effects, if not nil, receives what the claim did to the group.
+	Effects *StreamGroupEffects
 }
 
 // XClaim is XCLAIM: the entries (IDs only with JustID) it claimed for
@@ -373,6 +385,7 @@ func (d DB) XClaim(key, group []byte, a *XClaimArgs) ([]StreamEntry, error) {
 		}
 		out = []StreamEntry{}
 		changed := false
+		defer a.Effects.ended(g, g.lastID)
 		if a.LastID.Cmp(g.lastID) > 0 {
 			g.lastID = a.LastID
 			changed = true
@@ -383,11 +396,12 @@ func (d DB) XClaim(key, group []byte, a *XClaimArgs) ([]StreamEntry, error) {
 		}
 		var c *streamConsumer
 		var fields [][]byte
-		for _, id := range a.IDs {
+		for arg, id := range a.IDs {
 			i, pending := g.pelIndex(id)
 			f, exists := s.get(id, fields[:0])
 			if !exists {
 				if pending {
+					a.Effects.claimed(g, &g.pel[i], arg)
 					g.ack(id)
 					changed = true
 				}
@@ -432,6 +446,7 @@ func (d DB) XClaim(key, group []byte, a *XClaimArgs) ([]StreamEntry, error) {
 			} else {
 				out = append(out, copyEntry(&StreamEntry{ID: id, Fields: f}))
 			}
+			a.Effects.claimed(g, p, arg)
 			changed = true
 		}
 		if changed {
@@ -456,10 +471,11 @@ type XAutoClaimResult struct {
 
 // XAutoClaim is XAUTOCLAIM key group consumer min-idle-time start [COUNT
 // n] [JUSTID]. It fails with ErrStreamNoGroup for a missing key or group.
+// fx, if not nil, receives what it did to the group.
 //
 // With checkOnly (a COUNT the front-end refuses once the group is found)
 // it only looks the key and group up, and returns nil, nil.
-func (d DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start StreamID, count int64, justID, checkOnly bool) (*XAutoClaimResult, error) {
+func (d DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start StreamID, count int64, justID, checkOnly bool, fx *StreamGroupEffects) (*XAutoClaimResult, error) {
 	var res *XAutoClaimResult
 	now := d.e.clock.NowMs()
 	noGroup := true
@@ -474,6 +490,7 @@ func (d DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start StreamI
 		}
 		res = &XAutoClaimResult{Claimed: []StreamEntry{}}
 		changed := false
+		defer fx.ended(g, g.lastID)
 		attempts := count * 10
 		var c *streamConsumer
 		var fields [][]byte
@@ -483,6 +500,7 @@ func (d DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start StreamI
 			id := p.id
 			f, exists := s.get(id, fields[:0])
 			if !exists {
+				fx.claimed(g, p, 0)
 				g.ack(id)
 				res.Deleted = append(res.Deleted, id)
 				count--
@@ -517,6 +535,7 @@ func (d DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start StreamI
 			} else {
 				res.Claimed = append(res.Claimed, copyEntry(&StreamEntry{ID: id, Fields: f}))
 			}
+			fx.claimed(g, p, 0)
 			count--
 			changed = true
 		}

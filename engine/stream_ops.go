@@ -295,6 +295,9 @@ type XReadArgs struct {
 	// Group and Consumer make it XREADGROUP.
 	Group, Consumer []byte
 	NoAck           bool
+	// Effects asks a group read for its effects (StreamReadResult.Group),
+	// which the write stream propagates.
+	Effects bool
 }
 
 // StreamReadResult is what XREAD read from one key: copies, valid after
@@ -302,6 +305,8 @@ type XReadArgs struct {
 type StreamReadResult struct {
 	Key     []byte
 	Entries []StreamEntry
+	// Group is what a group read did to the group, with XReadArgs.Effects.
+	Group *StreamGroupEffects
 }
 
 // xreadBlockedCount is Redis's XREAD_BLOCKED_DEFAULT_COUNT.
@@ -374,12 +379,14 @@ func (d DB) XRead(a *XReadArgs, w *Waiter) ([]StreamReadResult, error) {
 		}
 		// The arguments alias the client's read buffer: the waiter keeps
 		// copies.
-		a := &XReadArgs{Count: a.Count, Group: cloneBytes(a.Group), Consumer: cloneBytes(a.Consumer), NoAck: a.NoAck, Keys: make([][]byte, len(a.Keys))}
+		// A group read served later always tells its effects: the write
+		// that serves it propagates them (Handoff.Group).
+		a := &XReadArgs{Count: a.Count, Group: cloneBytes(a.Group), Consumer: cloneBytes(a.Consumer), NoAck: a.NoAck, Keys: make([][]byte, len(a.Keys)), Effects: a.Group != nil}
 		for i, k := range tx.keys {
 			a.Keys[i] = cloneBytes(k)
 		}
 		w.typ = TypeStream
-		w.offer = func(key []byte, ag aggregate) (bool, bool) {
+		w.offer = func(key []byte, ag aggregate) (bool, bool, *StreamGroupEffects) {
 			i := 0
 			for j, k := range a.Keys {
 				if string(k) == string(key) {
@@ -478,7 +485,7 @@ type StreamWaitResult struct {
 // serveStreamWaiter is a blocked XREAD's hand-off on key i (its first
 // occurrence), under the shard lock: it serves the waiter when the stream
 // has an entry past its ID (the group's last ID for XREADGROUP ">").
-func (d DB) serveStreamWaiter(w *Waiter, s *stream, a *XReadArgs, i int, gt StreamID) (served, changed bool) {
+func (d DB) serveStreamWaiter(w *Waiter, s *stream, a *XReadArgs, i int, gt StreamID) (served, changed bool, fx *StreamGroupEffects) {
 	count := a.Count
 	if count == 0 {
 		count = xreadBlockedCount
@@ -487,21 +494,21 @@ func (d DB) serveStreamWaiter(w *Waiter, s *stream, a *XReadArgs, i int, gt Stre
 		g := s.group(a.Group)
 		if g == nil {
 			w.result = &StreamWaitResult{Err: ErrStreamGroupGone}
-			return true, false
+			return true, false, nil
 		}
 		gt = g.lastID
 		if s.lastID.Cmp(gt) <= 0 {
-			return false, false
+			return false, false, nil
 		}
 		r, _, _ := d.groupRead(s, g, gt, false, a, count, a.Keys[i], d.e.clock.NowMs())
 		w.result = &StreamWaitResult{Read: []StreamReadResult{r}}
-		return true, true
+		return true, true, r.Group
 	}
 	if s.lastID.Cmp(gt) <= 0 {
-		return false, false
+		return false, false, nil
 	}
 	w.result = &StreamWaitResult{Read: []StreamReadResult{{Key: cloneBytes(a.Keys[i]), Entries: s.readAfter(gt, count)}}}
-	return true, false
+	return true, false, nil
 }
 
 // StreamResult returns what a write handed a waiter of XRead, or nil.

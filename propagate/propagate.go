@@ -126,8 +126,68 @@ func (l *Log) Served(h engine.Handoff) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if h.Group != nil {
+		for _, cmd := range HandoffCommands(h) {
+			l.feed(h.DB, cmd)
+		}
+		return
+	}
 	l.scratch = AppendHandoff(l.scratch[:0], h)
 	l.feed(h.DB, l.scratch)
+}
+
+// HandoffCommands returns the commands a hand-off is propagated as: its
+// pop (AppendHandoff), or what a blocked XREADGROUP did to its group
+// (StreamGroupForms) wrapped in MULTI … EXEC when there are several, as
+// Redis propagates each client it served as one execution unit.
+func HandoffCommands(h engine.Handoff) [][]byte {
+	if h.Group == nil {
+		return [][]byte{AppendHandoff(nil, h)}
+	}
+	forms := StreamGroupForms(h.Key, h.Group, nil)
+	var cmds [][]byte
+	if len(forms) > 1 {
+		cmds = append(cmds, multi)
+	}
+	for _, f := range forms {
+		cmds = append(cmds, AppendCommand(nil, f...))
+	}
+	if len(forms) > 1 {
+		cmds = append(cmds, exec)
+	}
+	return cmds
+}
+
+// StreamGroupForms returns the commands (each its arguments) a group
+// command's effects on stream key are propagated as, as Redis 7.0's
+// consumer group code does (t_stream.c): XGROUP CREATECONSUMER for a
+// consumer an XREADGROUP NOACK created; per pending entry given to a
+// consumer, or dropped because its message was gone, an XCLAIM that sets
+// it whole (JUSTID, FORCE, its time, count and the group's last ID then),
+// which also drops it on the replica when the message is gone there; and
+// XGROUP SETID with the read counter when the last delivered ID moved
+// and no XCLAIM carried it. idArgs are XCLAIM's ID arguments, which its
+// XCLAIMs repeat as the client typed them (nil for the others).
+func StreamGroupForms(key []byte, fx *engine.StreamGroupEffects, idArgs [][]byte) [][][]byte {
+	group := []byte(fx.Group)
+	var forms [][][]byte
+	if fx.NoAck && fx.ConsumerCreated {
+		forms = append(forms, [][]byte{[]byte("XGROUP"), []byte("CREATECONSUMER"), key, group, []byte(fx.Consumer)})
+	}
+	for _, c := range fx.Claims {
+		id := c.ID.AppendTo(nil)
+		if idArgs != nil {
+			id = idArgs[c.Arg]
+		}
+		forms = append(forms, [][]byte{[]byte("XCLAIM"), key, group, []byte(c.Consumer), []byte("0"), id,
+			[]byte("TIME"), strconv.AppendInt(nil, c.Delivered, 10), []byte("RETRYCOUNT"), strconv.AppendUint(nil, c.Count, 10),
+			[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), c.LastID.AppendTo(nil)})
+	}
+	if fx.LastIDMoved && len(fx.Claims) == 0 {
+		forms = append(forms, [][]byte{[]byte("XGROUP"), []byte("SETID"), key, group, fx.LastID.AppendTo(nil),
+			[]byte("ENTRIESREAD"), strconv.AppendInt(nil, fx.EntriesRead, 10)})
+	}
+	return forms
 }
 
 // AppendHandoff appends the command a hand-off is propagated as: LPOP,

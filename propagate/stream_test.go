@@ -141,6 +141,32 @@ func TestStreamLikeRedisAOF(t *testing.T) {
 		{"streams", [][]any{{"XADD", "st", "*", "f", "v"}, {"XADD", "st", "MAXLEN", "~", "1", "*", "f", "w"},
 			{"XADD", "st", "5-*", "f", "x"}, {"XADD", "st", "NOMKSTREAM", "MAXLEN", "~", "2", "LIMIT", "5", "*", "f", "y"}, {"XTRIM", "st", "MAXLEN", "~", "0"},
 			{"XTRIM", "st", "MAXLEN", "=", "1"}}, 0},
+		{"stream groups read", [][]any{{"XGROUP", "CREATE", "gs", "g", "$", "MKSTREAM"}, {"XGROUP", "CREATE", "gs", "g", "$"},
+			{"XADD", "gs", "1-1", "f", "v"}, {"XADD", "gs", "2-1", "f", "w"}, {"XADD", "gs", "3-1", "f", "x"}, {"XGROUP", "CREATE", "gs", "g2", "0"},
+			{"XREADGROUP", "GROUP", "g", "c1", "COUNT", "2", "STREAMS", "gs", ">"}, {"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "gs", ">"},
+			{"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "gs", ">"}, {"XREADGROUP", "GROUP", "g2", "c2", "NOACK", "COUNT", "2", "STREAMS", "gs", ">"},
+			{"XREADGROUP", "GROUP", "g2", "c2", "NOACK", "STREAMS", "gs", ">"}, {"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "gs", "0"},
+			{"XREADGROUP", "GROUP", "g", "c3", "STREAMS", "gs", "0"}, {"XREADGROUP", "GROUP", "g", "c4", "NOACK", "STREAMS", "gs", "0"},
+			{"XADD", "gs2", "1-1", "f", "v"}, {"XGROUP", "CREATE", "gs2", "g", "0"},
+			{"XREADGROUP", "GROUP", "g", "c5", "STREAMS", "gs", "gs2", ">", ">"}, {"XREADGROUP", "GROUP", "g", "c5", "STREAMS", "gs", ">"},
+			{"XACK", "gs", "g", "1-1", "2-1"}, {"XACK", "gs", "g", "1-1"}, {"XACK", "gs", "nogroup", "1-1"}}, 0},
+		{"stream groups claim", [][]any{{"XADD", "cs", "1-1", "f", "v"}, {"XADD", "cs", "2-1", "f", "w"}, {"XADD", "cs", "3-1", "f", "x"}, {"XADD", "cs", "4-1", "f", "y"},
+			{"XGROUP", "CREATE", "cs", "g", "0"}, {"XREADGROUP", "GROUP", "g", "c1", "COUNT", "3", "STREAMS", "cs", ">"},
+			{"XCLAIM", "cs", "g", "c2", "0", "1-1"}, {"XCLAIM", "cs", "g", "c2", "0", "1", "2-1", "JUSTID"},
+			{"XCLAIM", "cs", "g", "c3", "0", "2-1", "IDLE", "10", "RETRYCOUNT", "5"}, {"XCLAIM", "cs", "g", "c3", "0", "3-1", "TIME", "1700000000000"},
+			{"XCLAIM", "cs", "g", "c1", "3600000", "1-1"}, {"XCLAIM", "cs", "g", "c1", "0", "4-1"}, {"XCLAIM", "cs", "g", "c1", "0", "4-1", "FORCE"},
+			{"XCLAIM", "cs", "g", "c1", "0", "9-9", "LASTID", "5-0"}, {"XCLAIM", "cs", "g", "c1", "0", "9-9", "LASTID", "5-0"},
+			{"XCLAIM", "cs", "g", "c1", "0", "1-1", "LASTID", "6-0"}, {"XCLAIM", "cs", "g", "c1", "0", "1-1", "BADOPT"},
+			{"XDEL", "cs", "2-1"}, {"XCLAIM", "cs", "g", "c4", "0", "2-1", "3-1"},
+			{"XDEL", "cs", "3-1"}, {"XAUTOCLAIM", "cs", "g", "c5", "0", "0"}, {"XAUTOCLAIM", "cs", "g", "c5", "0", "0", "COUNT", "1", "JUSTID"},
+			{"XAUTOCLAIM", "cs", "g", "c6", "3600000", "0"}, {"XAUTOCLAIM", "cs", "nogroup", "c6", "0", "0"}}, 0},
+		{"stream groups admin", [][]any{{"XADD", "as", "1-1", "f", "v"}, {"XADD", "as", "2-1", "f", "w"}, {"XGROUP", "CREATE", "as", "g", "0", "ENTRIESREAD", "0"},
+			{"XGROUP", "SETID", "as", "g", "1-1"}, {"XGROUP", "SETID", "as", "g", "$", "ENTRIESREAD", "2"}, {"XGROUP", "SETID", "as", "nogroup", "0"},
+			{"XGROUP", "CREATECONSUMER", "as", "g", "c9"}, {"XGROUP", "CREATECONSUMER", "as", "g", "c9"},
+			{"XGROUP", "DELCONSUMER", "as", "g", "c9"}, {"XGROUP", "DELCONSUMER", "as", "g", "c9"},
+			{"XGROUP", "CREATE", "as", "g2", "0"}, {"XGROUP", "DESTROY", "as", "g2"}, {"XGROUP", "DESTROY", "as", "g2"},
+			{"MULTI"}, {"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "as", "0"}, {"XGROUP", "SETID", "as", "g", "0"}, {"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "as", ">"}, {"EXEC"},
+			{"EVAL", "redis.call('xreadgroup','group','g','c7','noack','streams','as','0') return 1", "1", "as"}}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,14 +200,22 @@ func TestStreamHandoffLikeRedisAOF(t *testing.T) {
 		name    string
 		blocked []any
 		push    [][]any
+		setup   [][]any // before the client blocks
 	}{
-		{"blpop", []any{"BLPOP", "q", "0"}, [][]any{{"RPUSH", "q", "a", "b"}}},
-		{"brpop", []any{"BRPOP", "q2", "0"}, [][]any{{"LPUSH", "q2", "a", "b"}}},
-		{"blmpop", []any{"BLMPOP", "0", "1", "q3", "LEFT", "COUNT", "5"}, [][]any{{"RPUSH", "q3", "a", "b", "c"}}},
-		{"bzpopmin", []any{"BZPOPMIN", "z", "0"}, [][]any{{"ZADD", "z", "1", "a", "2", "b"}}},
-		{"blmove", []any{"BLMOVE", "q4", "d", "LEFT", "RIGHT", "0"}, [][]any{{"RPUSH", "q4", "a", "b"}}},
-		{"brpoplpush", []any{"BRPOPLPUSH", "q5", "d", "0"}, [][]any{{"RPUSH", "q5", "a"}}},
-		{"served in exec", []any{"BLPOP", "q6", "0"}, [][]any{{"MULTI"}, {"RPUSH", "q6", "a"}, {"RPUSH", "q6", "b"}, {"EXEC"}}},
+		{"blpop", []any{"BLPOP", "q", "0"}, [][]any{{"RPUSH", "q", "a", "b"}}, nil},
+		{"brpop", []any{"BRPOP", "q2", "0"}, [][]any{{"LPUSH", "q2", "a", "b"}}, nil},
+		{"blmpop", []any{"BLMPOP", "0", "1", "q3", "LEFT", "COUNT", "5"}, [][]any{{"RPUSH", "q3", "a", "b", "c"}}, nil},
+		{"bzpopmin", []any{"BZPOPMIN", "z", "0"}, [][]any{{"ZADD", "z", "1", "a", "2", "b"}}, nil},
+		{"blmove", []any{"BLMOVE", "q4", "d", "LEFT", "RIGHT", "0"}, [][]any{{"RPUSH", "q4", "a", "b"}}, nil},
+		{"brpoplpush", []any{"BRPOPLPUSH", "q5", "d", "0"}, [][]any{{"RPUSH", "q5", "a"}}, nil},
+		{"served in exec", []any{"BLPOP", "q6", "0"}, [][]any{{"MULTI"}, {"RPUSH", "q6", "a"}, {"RPUSH", "q6", "b"}, {"EXEC"}}, nil},
+		{"xreadgroup", []any{"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "hs", ">"}, [][]any{{"XADD", "hs", "1-1", "f", "v"}},
+			[][]any{{"XGROUP", "CREATE", "hs", "g", "$", "MKSTREAM"}}},
+		{"xreadgroup noack", []any{"XREADGROUP", "GROUP", "g", "c", "NOACK", "BLOCK", "0", "STREAMS", "hs2", ">"}, [][]any{{"XADD", "hs2", "1-1", "f", "v"}},
+			[][]any{{"XGROUP", "CREATE", "hs2", "g", "$", "MKSTREAM"}}},
+		{"xreadgroup served in exec", []any{"XREADGROUP", "GROUP", "g", "c", "COUNT", "10", "BLOCK", "0", "STREAMS", "hs3", ">"},
+			[][]any{{"MULTI"}, {"XADD", "hs3", "1-1", "f", "v"}, {"XADD", "hs3", "2-1", "f", "w"}, {"EXEC"}},
+			[][]any{{"XGROUP", "CREATE", "hs3", "g", "$", "MKSTREAM"}, {"XGROUP", "CREATECONSUMER", "hs3", "g", "c"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -189,6 +223,9 @@ func TestStreamHandoffLikeRedisAOF(t *testing.T) {
 			for i, addr := range []string{ref.addr, sut} {
 				waiter := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1})
 				pusher := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1})
+				for _, args := range c.setup {
+					pusher.Do(ctx, args...)
+				}
 				done := make(chan error, 1)
 				go func() { done <- waiter.Do(ctx, c.blocked...).Err() }()
 				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {

@@ -722,6 +722,9 @@ func (c *Client) xread(a *xreadArgs) {
 		w = c.newWaiter()
 	}
 	res, err := c.db.XRead(&a.XReadArgs, w)
+	if a.Group != nil {
+		c.propagateGroupRead(res)
+	}
 	switch {
 	case err != nil:
 		if w != nil {

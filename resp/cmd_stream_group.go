@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/propagate"
 )
 
 // streamGroupCommands are the consumer-group commands and XINFO, with
@@ -242,8 +243,23 @@ func cmdXGroup(c *Client, args [][]byte) {
 // [NOACK] STREAMS key ... id ...
 func cmdXReadGroup(c *Client, args [][]byte) {
 	if a, ok := c.parseXRead(args, true); ok {
+		a.Effects = c.propagating()
 		c.xread(&a)
 	}
+}
+
+// propagateGroupRead records what an XREADGROUP served at once did to its
+// groups, key after key, as Redis propagates it — never the command
+// itself (a read served after blocking is propagated by the write that
+// served it: Handoff.Group).
+func (c *Client) propagateGroupRead(res []engine.StreamReadResult) {
+	var forms [][][]byte
+	for i := range res {
+		if fx := res[i].Group; fx != nil {
+			forms = append(forms, propagate.StreamGroupForms(res[i].Key, fx, nil)...)
+		}
+	}
+	c.propagateForms(forms)
 }
 
 // cmdXAck is XACK key group id [id ...]: the key and group are looked up
@@ -422,6 +438,9 @@ func cmdXClaim(c *Client, args [][]byte) {
 		}
 	}
 	a.CheckOnly = errMsg != ""
+	if c.propagating() {
+		a.Effects = &engine.StreamGroupEffects{}
+	}
 	out, err := c.db.XClaim(args[1], args[2], &a)
 	switch {
 	case err == engine.ErrStreamNoGroup:
@@ -431,6 +450,9 @@ func cmdXClaim(c *Client, args [][]byte) {
 	case errMsg != "":
 		c.w.Error(errMsg)
 	default:
+		if a.Effects != nil {
+			c.propagateForms(propagate.StreamGroupForms(args[1], a.Effects, args[5:5+len(a.IDs)]))
+		}
 		c.w.Array(len(out))
 		for i := range out {
 			if a.JustID {
@@ -481,7 +503,11 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 			return
 		}
 	}
-	res, err := c.db.XAutoClaim(args[1], args[2], args[3], max(minIdle, 0), start, count, justID, count > xautoclaimMaxAlloc/16)
+	var fx *engine.StreamGroupEffects
+	if c.propagating() {
+		fx = &engine.StreamGroupEffects{}
+	}
+	res, err := c.db.XAutoClaim(args[1], args[2], args[3], max(minIdle, 0), start, count, justID, count > xautoclaimMaxAlloc/16, fx)
 	switch {
 	case err == engine.ErrStreamNoGroup:
 		c.w.Error(fmt.Sprintf(ErrStreamNoGroup, cs(args[1]), cs(args[2])))
@@ -490,6 +516,9 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 	case res == nil:
 		c.w.Error(ErrStreamAutoCountMem)
 	default:
+		if fx != nil {
+			c.propagateForms(propagate.StreamGroupForms(args[1], fx, nil))
+		}
 		c.w.Array(3)
 		c.writeStreamID(res.Next)
 		c.w.Array(len(res.Claimed))

@@ -128,7 +128,9 @@ func (c *Client) recordHandoffs() {
 		return
 	}
 	for _, h := range hs {
-		c.fx.ops.AddAfter(h.DB, propagate.AppendHandoff(nil, h))
+		for _, cmd := range propagate.HandoffCommands(h) {
+			c.fx.ops.AddAfter(h.DB, cmd)
+		}
 	}
 }
 
@@ -149,6 +151,17 @@ func (c *Client) propagateAs(args ...[]byte) {
 	c.fx.recorded = true
 	if c.fe.stream.Active() {
 		c.fx.ops.Add(c.db.Num(), args...)
+	}
+}
+
+// propagateForms records forms (each a command's arguments) as the
+// running command's whole effect, nothing at all when there are none:
+// the commands Redis propagates only through alsoPropagate, under
+// preventCommandPropagation (the stream group commands).
+func (c *Client) propagateForms(forms [][][]byte) {
+	c.propagateNothing()
+	for _, f := range forms {
+		c.propagateAs(f...)
 	}
 }
 
