@@ -78,6 +78,7 @@ func streamGroupWorkload(t *testing.T, c *redis.Client) {
 func streamGroupState(t *testing.T, c *redis.Client, counters bool) string {
 	t.Helper()
 	ctx := context.Background()
+	waitLoaded(t, c)
 	skip := map[string]bool{"idle": true, "seen-time": true}
 	if !counters {
 		skip["entries-read"], skip["lag"] = true, true
