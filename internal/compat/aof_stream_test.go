@@ -164,3 +164,38 @@ func TestAOFStreamGroupsReplay(t *testing.T) {
 		t.Errorf("redis-server loading Tandem's AOF has\n%s\nTandem loading it has\n%s", got, reloaded)
 	}
 }
+
+// TestStreamGroupsReplicate: a Tandem replica and a redis-server replica
+// of a Tandem master, linked before the group commands run, apply the
+// forms those commands are propagated in and end with the master's
+// groups (read counters compared between the two replicas, as in
+// TestAOFStreamGroupsReplay).
+func TestStreamGroupsReplicate(t *testing.T) {
+	mustNotSelfTest(t)
+	mdir, tdir, rdir := t.TempDir(), t.TempDir(), t.TempDir()
+	sut := startFor(t, mdir, "tandem-groups-master", 2, tandemArgs(mdir))
+	mc := client(sut.addrs[0])
+	defer mc.Close()
+	host, port, _ := strings.Cut(sut.addrs[0], ":")
+	tr := startFor(t, tdir, "tandem-groups-replica", 2, tandemArgs(tdir, "--replicaof", host, port))
+	trc := client(tr.addrs[0])
+	defer trc.Close()
+	rr := startFor(t, rdir, "redis-groups-replica", 1, redisArgsIn(rdir, "--replicaof", host, port))
+	rrc := client(rr.addrs[0])
+	defer rrc.Close()
+	waitInSync(t, trc, mc)
+	waitInSync(t, rrc, mc)
+
+	streamGroupWorkload(t, mc)
+	waitInSync(t, trc, mc)
+	waitInSync(t, rrc, mc)
+	master := streamGroupState(t, mc, false)
+	for name, c := range map[string]*redis.Client{"Tandem": trc, "redis-server": rrc} {
+		if got := streamGroupState(t, c, false); got != master {
+			t.Errorf("the %s replica has\n%s\nthe master\n%s", name, got, master)
+		}
+	}
+	if got, want := streamGroupState(t, trc, true), streamGroupState(t, rrc, true); got != want {
+		t.Errorf("the Tandem replica has\n%s\nthe redis-server replica\n%s", got, want)
+	}
+}
