@@ -36,6 +36,15 @@ import (
 // wrote.
 type Sink interface{ Feed(db int, cmd []byte) }
 
+// ReplicaSink is a Sink that ships the stream to replicas (the
+// replication's master role). Only such sinks are fed the ops recorded
+// for replicas alone (Ops.AddReplicasOnly: PUBLISH, which Redis
+// propagates with PROPAGATE_REPL, never to the AOF).
+type ReplicaSink interface {
+	Sink
+	FeedsReplicas()
+}
+
 // Log orders the write stream and feeds it to its sinks.
 type Log struct {
 	order sync.Mutex // held across a command and the feeding of its effects
@@ -115,7 +124,7 @@ func (l *Log) Removed(db int, key []byte, evicted bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.scratch = AppendCommand(l.scratch[:0], []byte(name), key)
-	l.feed(db, l.scratch)
+	l.feed(db, l.scratch, false)
 }
 
 // Served implements engine.EffectHook: a hand-off to a blocked client
@@ -133,7 +142,7 @@ func (l *Log) Served(h engine.Handoff) {
 		return
 	}
 	l.scratch = AppendHandoff(l.scratch[:0], h)
-	l.feed(h.DB, l.scratch)
+	l.feed(h.DB, l.scratch, false)
 }
 
 // HandoffCommands returns the commands a hand-off is propagated as: its
@@ -202,7 +211,10 @@ func AppendHandoff(b []byte, h engine.Handoff) []byte {
 }
 
 // Emit feeds ops — one command's effects — and empties it: several are
-// wrapped in MULTI … EXEC, the MULTI in the first op's database. It
+// wrapped in MULTI … EXEC, the MULTI in the first op's database. An op
+// for replicas only reaches the ReplicaSinks; the MULTI and EXEC reach
+// every sink all the same, as Redis's propagatePendingCommands sends
+// them to both targets. It
 // reports whether it fed anything, so the caller calls Sync before the
 // replies go out.
 func (l *Log) Emit(ops *Ops) bool {
@@ -217,19 +229,19 @@ func (l *Log) Emit(ops *Ops) bool {
 	defer l.mu.Unlock()
 	wrap := len(ops.ends) > 1
 	if wrap {
-		l.feed(ops.dbs[0], multi)
+		l.feed(ops.dbs[0], multi, false)
 	}
 	ops.seal()
 	start := 0
 	for i, end := range ops.ends {
-		l.feed(ops.dbs[i], ops.buf[start:end])
+		l.feed(ops.dbs[i], ops.buf[start:end], ops.replicasOnly[i])
 		start = end
 	}
 	if wrap {
-		l.feed(ops.dbs[len(ops.dbs)-1], exec)
+		l.feed(ops.dbs[len(ops.dbs)-1], exec, false)
 	}
 	for i, end := range ops.afterEnds {
-		l.feed(ops.afterDBs[i], ops.buf[start:end])
+		l.feed(ops.afterDBs[i], ops.buf[start:end], false)
 		start = end
 	}
 	return true
@@ -325,11 +337,17 @@ func (l *Log) Feed(db int, cmd []byte) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.feed(db, cmd)
+	l.feed(db, cmd, false)
 }
 
-func (l *Log) feed(db int, cmd []byte) {
+// feed feeds cmd to every sink, or to the ReplicaSinks alone.
+func (l *Log) feed(db int, cmd []byte, replicasOnly bool) {
 	for _, s := range *l.sinks.Load() {
+		if replicasOnly {
+			if _, ok := s.(ReplicaSink); !ok {
+				continue
+			}
+		}
 		s.Feed(db, cmd)
 	}
 }
@@ -345,6 +363,8 @@ type Ops struct {
 	buf  []byte
 	ends []int
 	dbs  []int
+	// replicasOnly[i]: op i is fed to the ReplicaSinks alone.
+	replicasOnly []bool
 	// after are ops fed after the others, outside their MULTI: the pops
 	// of blocked clients the command served, as Redis feeds them (AddAfter).
 	after               []byte
@@ -376,15 +396,27 @@ func (o *Ops) seal() {
 // Add records the command args applying to database db.
 func (o *Ops) Add(db int, args ...[]byte) {
 	o.buf = AppendCommand(o.buf, args...)
+	o.end(db, false)
+}
+
+// AddReplicasOnly records the command args, fed to the replicas and not
+// to the AOF: Redis's PROPAGATE_REPL target (PUBLISH, SPUBLISH).
+func (o *Ops) AddReplicasOnly(db int, args ...[]byte) {
+	o.buf = AppendCommand(o.buf, args...)
+	o.end(db, true)
+}
+
+// end closes the op whose bytes were just appended to buf.
+func (o *Ops) end(db int, replicasOnly bool) {
 	o.ends = append(o.ends, len(o.buf))
 	o.dbs = append(o.dbs, db)
+	o.replicasOnly = append(o.replicasOnly, replicasOnly)
 }
 
 // AddEncoded records a command already encoded (AppendCommand).
 func (o *Ops) AddEncoded(db int, cmd []byte) {
 	o.buf = append(o.buf, cmd...)
-	o.ends = append(o.ends, len(o.buf))
-	o.dbs = append(o.dbs, db)
+	o.end(db, false)
 }
 
 // AddAnnotated records a command preceded by its note (see NoteOf): one
@@ -404,7 +436,7 @@ func (o *Ops) Reset() {
 	if cap(o.buf) > 64<<10 {
 		o.buf = nil
 	}
-	o.buf, o.ends, o.dbs = o.buf[:0], o.ends[:0], o.dbs[:0]
+	o.buf, o.ends, o.dbs, o.replicasOnly = o.buf[:0], o.ends[:0], o.dbs[:0], o.replicasOnly[:0]
 	o.after, o.afterEnds, o.afterDBs = o.after[:0], o.afterEnds[:0], o.afterDBs[:0]
 }
 
@@ -485,8 +517,7 @@ func NoteOf(args [][]byte) (n Note, ok bool) {
 // AddNote records a note alone (a delayed flush_all).
 func (o *Ops) AddNote(db int, note []byte) {
 	o.buf = AppendCommand(o.buf, argPING, note)
-	o.ends = append(o.ends, len(o.buf))
-	o.dbs = append(o.dbs, db)
+	o.end(db, false)
 }
 
 // Held is a batch's replies held back until the batch's writes are

@@ -141,6 +141,10 @@ func (p *Primary) Feed(db int, cmd []byte) {
 	p.feedLocked(db, cmd)
 }
 
+// FeedsReplicas marks the Primary as a propagate.ReplicaSink: it is fed
+// the ops meant for replicas alone (PUBLISH).
+func (p *Primary) FeedsReplicas() {}
+
 // ForgetDB makes the next fed command start with a SELECT (slaveseldb =
 // -1), e.g. after the keyspace was replaced under the stream.
 func (p *Primary) ForgetDB() {

@@ -126,13 +126,26 @@ func (c *Client) unsubscribe(k pubsub.Kind, names [][]byte) {
 // it into the reply buffer while publishing (afterCommand puts it there).
 func cmdPublish(c *Client, args [][]byte) {
 	n := c.fe.hub.Publish(args[1], args[2])
+	c.propagateToReplicas(args)
 	c.w.Int(int64(n))
 }
 
 // cmdSPublish is SPUBLISH shardchannel message.
 func cmdSPublish(c *Client, args [][]byte) {
 	n := c.fe.hub.SPublish(args[1], args[2])
+	c.propagateToReplicas(args)
 	c.w.Int(int64(n))
+}
+
+// propagateToReplicas records a publish for the replicas alone, as Redis
+// 7.0 outside cluster mode (forceCommandPropagation with PROPAGATE_REPL):
+// a replica's subscribers get its master's messages, and the AOF keeps
+// none. A replica applying it publishes to its own subscribers.
+func (c *Client) propagateToReplicas(args [][]byte) {
+	c.fx.recorded = true
+	if c.propagating() {
+		c.fx.ops.AddReplicasOnly(c.db.Num(), args...)
+	}
 }
 
 // subcommandSyntaxError is Redis's addReplySubcommandSyntaxError.
