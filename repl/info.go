@@ -238,3 +238,19 @@ func (p *Primary) Role() Role {
 	}
 	return ro
 }
+
+// SyncStats are INFO stats' sync_full, sync_partial_ok and
+// sync_partial_err: the full syncs served, and the PSYNCs continued and
+// refused (a "?" asks for a full sync and counts as neither).
+func (p *Primary) SyncStats() (full, partialOK, partialErr int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.syncFull, p.syncPartOK, p.syncPartErr
+}
+
+// ResetSyncStats zeroes SyncStats (CONFIG RESETSTAT).
+func (p *Primary) ResetSyncStats() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.syncFull, p.syncPartOK, p.syncPartErr = 0, 0, 0
+}

@@ -137,23 +137,25 @@ func (p *Primary) StartReplica(o ReplicaOptions, cb Callbacks) *Replica {
 // (asReplica: the replicaof directive) offers it in its first PSYNC; a
 // master keeps it as its secondary ID, valid up to offset+1, with a
 // backlog from there, so its replicas may continue after its restart.
-func (p *Primary) RestoreHistory(c Cut, asReplica bool) {
+// It reports whether c was a position to restore.
+func (p *Primary) RestoreHistory(c Cut, asReplica bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(c.ReplID) != 40 || c.Offset < 0 || c.StreamDB < 0 {
-		return
+		return false
 	}
 	if asReplica {
 		p.replid = c.ReplID
 		p.offset = c.Offset
 		p.cached = &cachedState{replid: c.ReplID, off: c.Offset, db: c.StreamDB}
-		return
+		return true
 	}
 	p.replid2 = c.ReplID
 	p.secondOffset = c.Offset + 1
 	p.offset = c.Offset
 	p.createBacklogLocked()
 	p.noLinksSince = p.now()
+	return true
 }
 
 // SaveInfo is what a SAVE or BGSAVE records in the RDB's AUX fields
@@ -176,6 +178,37 @@ func (p *Primary) SaveInfo() (c Cut, ok bool) {
 		return c, true
 	}
 	return Cut{}, false
+}
+
+// SaveCut brackets the instant of a dump this server saves (SAVE,
+// BGSAVE, a save rule's, SHUTDOWN's): on a replica the apply loop is
+// paused between commands, as for a full sync's cut, so the offset at
+// records is exactly what the dump holds — no command applied and not yet
+// counted, which a restart would apply twice. Call at at the dump's
+// instant (while no command runs: it returns SaveInfo and lets the loop
+// go) and release once the instant passed; release is idempotent and
+// needed when at never ran. Call it holding no lock the apply loop
+// takes (the keyspace's gate).
+func (p *Primary) SaveCut() (at func() (Cut, bool), release func()) {
+	p.mu.Lock()
+	replica := p.replica != nil
+	p.mu.Unlock()
+	var once sync.Once
+	if replica {
+		p.gate.Lock()
+	}
+	release = func() {
+		once.Do(func() {
+			if replica {
+				p.gate.Unlock()
+			}
+		})
+	}
+	at = func() (Cut, bool) {
+		defer release()
+		return p.SaveInfo()
+	}
+	return at, release
 }
 
 // Stop is REPLICAOF NO ONE: the link ends and this server becomes a

@@ -369,9 +369,10 @@ func (f *Frontend) infoStats(b *infoBuilder) {
 	b.field("instantaneous_input_repl_kbps", "0.00")
 	b.field("instantaneous_output_repl_kbps", "0.00")
 	b.int("rejected_connections", st.rejectedConns.Load())
-	b.field("sync_full", "0")
-	b.field("sync_partial_ok", "0")
-	b.field("sync_partial_err", "0")
+	full, partialOK, partialErr := f.svc.Replication.Primary.SyncStats()
+	b.int("sync_full", full)
+	b.int("sync_partial_ok", partialOK)
+	b.int("sync_partial_err", partialErr)
 	b.int("expired_keys", es.ExpiredKeys)
 	b.field("expired_stale_perc", "0.00")
 	b.field("expired_time_cap_reached_count", "0")
@@ -541,6 +542,7 @@ func (f *Frontend) resetStats(now time.Time) {
 	})
 	f.cmdLatency.Reset(latency.ProtocolRESP)
 	f.eng.ResetStats()
+	f.svc.Replication.Primary.ResetSyncStats()
 	f.rates.reset(now)
 }
 

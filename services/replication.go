@@ -95,13 +95,45 @@ func (r *Replication) NewLink(conn repl.ReplicaConn) *repl.Link {
 // snapshot is the full sync's RDB: the keyspace at the cut, no byte
 // written before it (the dump's header waits in memory), so every write
 // fed before the cut is in the RDB and none after.
+// Its AUX fields record the cut's position, as Redis's: a redis-server
+// sub-replica of this replica learns from repl-stream-db which database
+// the proxied stream goes on in.
 func (r *Replication) snapshot(w io.Writer, cut func() repl.Cut) error {
 	dw := &deferredWriter{}
-	_, err := r.s.Persist.WriteRDB(dw, func() {
-		cut()
+	_, err := r.s.Persist.WriteSyncRDB(dw, func() snapshot.ReplInfo {
+		c := cut()
 		dw.target(w)
+		return replInfo(c)
 	})
 	return err
+}
+
+func replInfo(c repl.Cut) snapshot.ReplInfo {
+	return snapshot.ReplInfo{StreamDB: c.StreamDB, ID: c.ReplID, Offset: c.Offset}
+}
+
+// SaveCut implements snapshot.Replication: a dump this server saves
+// records its replication position (rdbPopulateSaveInfo), so a restart
+// from it can continue with a partial resync.
+func (r *Replication) SaveCut() (at func() (snapshot.ReplInfo, bool), release func()) {
+	cutAt, release := r.Primary.SaveCut()
+	return func() (snapshot.ReplInfo, bool) {
+		c, ok := cutAt()
+		return replInfo(c), ok
+	}, release
+}
+
+// Restore implements snapshot.Replication: the position the dump loaded
+// at start recorded becomes the history the replicaof directive's first
+// PSYNC offers, or, on a master, its secondary history with a backlog
+// after it (loadDataFromDisk). A master's stream then feeds the backlog
+// from the start, as Redis's, so replicas continuing after the restart
+// get every write made since.
+func (r *Replication) Restore(info snapshot.ReplInfo) {
+	_, _, asReplica := r.s.Config.ReplicaOf()
+	if r.Primary.RestoreHistory(repl.Cut{Offset: info.Offset, ReplID: info.ID, StreamDB: info.StreamDB}, asReplica) {
+		r.attach()
+	}
 }
 
 // IsReplica reports whether this server replicates a master.
@@ -146,7 +178,10 @@ func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
 			Load: func(rd io.Reader) (int, error) {
 				r.s.Engine.FlushAll()
 				r.s.Scripts.Functions.Flush()
-				_, err := r.s.Persist.ReadRDB(rd, snapshot.OntoEmpty)
+				res, err := r.s.Persist.ReadRDB(rd, snapshot.OntoEmpty)
+				if res.HasRepl {
+					return res.Repl.StreamDB, err
+				}
 				return 0, err
 			},
 			Apply: func(_ int, args [][]byte) error { return replay.Apply(args) },

@@ -109,7 +109,8 @@ func New(o Options) *Services {
 	s.Scripts.SetMemoryCharge(s.Engine.ChargeMemory) // counted in used memory and against maxmemory, as Redis's
 	s.Persist = snapshot.New(snapshot.Options{Engine: s.Engine, Config: s.Config, Logger: s.Log,
 		Functions: s.functionSources, Function: s.loadFunction,
-		Limits: func() engine.RestoreLimits { return EncodingLimits(s.Config) }})
+		Limits:      func() engine.RestoreLimits { return EncodingLimits(s.Config) },
+		Replication: s.Replication})
 
 	followMemory(s.Engine, s.Config, o.ProcessMemory)
 	followCompression(s.Engine, s.Config)

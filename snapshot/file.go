@@ -34,6 +34,10 @@ type FileOptions struct {
 	UsedMemory int64
 	// Cut, when set, runs at the dump's instant (engine.SnapshotCut).
 	Cut func()
+	// Repl, when set, runs at the dump's instant after Cut and returns
+	// the replication position the dump records (ok false: none). The
+	// header and its AUX fields are written after the instant.
+	Repl func() (info ReplInfo, ok bool)
 }
 
 // SaveResult describes a finished dump.
@@ -178,19 +182,36 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func write(w io.Writer, eng *engine.Engine, o FileOptions) (SaveResult, error) {
 	cw := &countingWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<20)
-	rw, err := rdb.NewWriter(bw, rdb.WriterOptions{Compress: o.Compress, Checksum: o.Checksum, UsedMem: o.UsedMemory})
-	if err != nil {
-		return SaveResult{}, err
+	var aux [][2]string
+	cut := func() {
+		if o.Cut != nil {
+			o.Cut()
+		}
+		if o.Repl != nil {
+			if info, ok := o.Repl(); ok {
+				aux = info.auxFields()
+			}
+		}
 	}
-	for _, code := range o.Functions {
-		if err := rw.Function(code); err != nil {
-			return SaveResult{}, err
+	// The header waits for the instant: its AUX fields say where in the
+	// write stream the dump is.
+	var rw *rdb.Writer
+	var headerErr error
+	header := func() {
+		rw, headerErr = rdb.NewWriter(bw, rdb.WriterOptions{Compress: o.Compress, Checksum: o.Checksum, UsedMem: o.UsedMemory, Aux: aux})
+		for _, code := range o.Functions {
+			if headerErr == nil {
+				headerErr = rw.Function(code)
+			}
 		}
 	}
 	var res SaveResult
 	var keysPerDB []int
 	curDB := -1
-	err = eng.SnapshotCut(o.Cut, func(k []int) { keysPerDB = k }, func(it *engine.SnapItem) error {
+	err := eng.SnapshotCut(cut, func(k []int) { keysPerDB = k; header() }, func(it *engine.SnapItem) error {
+		if headerErr != nil {
+			return headerErr
+		}
 		if it.DB != curDB {
 			curDB = it.DB
 			if err := rw.SelectDB(it.DB, uint64(keysPerDB[it.DB]), 0); err != nil {
@@ -200,6 +221,12 @@ func write(w io.Writer, eng *engine.Engine, o FileOptions) (SaveResult, error) {
 		res.Keys++
 		return writeItem(rw, it)
 	})
+	if err == nil && rw == nil {
+		header()
+	}
+	if err == nil {
+		err = headerErr
+	}
 	if err == nil {
 		err = rw.Close()
 	}
@@ -266,6 +293,9 @@ const (
 // LoadResult describes a finished load.
 type LoadResult struct {
 	Loaded, Expired int64
+	// Repl is the replication position the dump recorded, when HasRepl.
+	Repl    ReplInfo
+	HasRepl bool
 }
 
 // ErrNoFile is returned by ReadFile when there is no dump to load.
@@ -310,15 +340,20 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions, maxKeys int64) (LoadRe
 	}
 	var res LoadResult
 	var it engine.SnapItem
+	var repl replAux
 	for {
 		rec, err := rr.Next()
 		if err == io.EOF {
+			res.Repl, res.HasRepl = repl.result()
 			return res, nil
 		}
 		if err != nil {
 			return res, err
 		}
 		switch rec.Kind {
+		case rdb.KindAux:
+			repl.take(rec)
+			continue
 		case rdb.KindFunction:
 			if o.Function != nil {
 				if err := o.Function(rec.Code, o.Onto != OntoKeep); err != nil {

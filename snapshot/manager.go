@@ -25,6 +25,7 @@ type Manager struct {
 	functions func() [][]byte
 	loadFn    func([]byte, bool) error
 	limits    func() engine.RestoreLimits
+	repl      Replication
 
 	mu           sync.Mutex
 	saving       bool      // a save (SAVE or BGSAVE) runs
@@ -55,11 +56,14 @@ type Options struct {
 	// Limits returns the encoding thresholds configured now, which keys
 	// loaded from a dump follow.
 	Limits func() engine.RestoreLimits
+	// Replication, when set, gives each save the replication position it
+	// records and takes the one the dump loaded at start recorded.
+	Replication Replication
 }
 
 // New returns a manager; Run starts its save-rule checks.
 func New(o Options) *Manager {
-	m := &Manager{eng: o.Engine, cfg: o.Config, log: o.Logger, functions: o.Functions, loadFn: o.Function, limits: o.Limits,
+	m := &Manager{eng: o.Engine, cfg: o.Config, log: o.Logger, functions: o.Functions, loadFn: o.Function, limits: o.Limits, repl: o.Replication,
 		lastSave: time.Now(), lastOK: true, lastBgSecs: -1}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -105,7 +109,11 @@ func (m *Manager) LoadAtStart() (LoadResult, error) {
 	if err != nil {
 		m.log.Warn("cannot remove the temporary dumps left by an interrupted save", "dir", m.cfg.Dir(), "err", err)
 	}
-	return m.Load()
+	res, err := m.Load()
+	if err == nil && res.HasRepl && m.repl != nil {
+		m.repl.Restore(res.Repl)
+	}
+	return res, err
 }
 
 // ErrInProgress is SAVE's and BGSAVE's refusal while a save runs.
@@ -175,6 +183,14 @@ func (m *Manager) WriteRDB(w io.Writer, cut func()) (SaveResult, error) {
 	return write(w, m.eng, m.fileOptions(cut))
 }
 
+// WriteSyncRDB is WriteRDB for a replica's full sync: at runs at the
+// dump's instant and returns the replication position the dump records.
+func (m *Manager) WriteSyncRDB(w io.Writer, at func() ReplInfo) (SaveResult, error) {
+	o := m.fileOptions(nil)
+	o.Repl = func() (ReplInfo, bool) { return at(), true }
+	return write(w, m.eng, o)
+}
+
 // ReadRDB loads a dump from r, reading exactly the dump (an AOF base's
 // RDB preamble is followed by commands), into a keyspace holding what
 // onto says: an AOF base, a replica's full sync.
@@ -189,7 +205,16 @@ func (m *Manager) ReadRDB(r io.Reader, onto Onto) (LoadResult, error) {
 // run writes the dump and records the outcome.
 func (m *Manager) run(background bool) error {
 	start := time.Now()
-	res, err := WriteFile(m.eng, m.Path(), m.fileOptions(nil))
+	o := m.fileOptions(nil)
+	if m.repl != nil {
+		at, release := m.repl.SaveCut()
+		defer release()
+		o.Repl = func() (ReplInfo, bool) {
+			defer release()
+			return at()
+		}
+	}
+	res, err := WriteFile(m.eng, m.Path(), o)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.saving = false
