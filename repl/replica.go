@@ -189,17 +189,21 @@ func (p *Primary) SaveInfo() (c Cut, ok bool) {
 // go) and release once the instant passed; release is idempotent and
 // needed when at never ran. Call it holding no lock the apply loop
 // takes (the keyspace's gate).
+//
+// A save the apply loop runs itself (a SAVE in the master's stream,
+// which no master propagates) would wait for its own loop: after
+// saveCutPatience the save goes on without the pause.
 func (p *Primary) SaveCut() (at func() (Cut, bool), release func()) {
 	p.mu.Lock()
-	replica := p.replica != nil
+	paused := p.replica != nil
 	p.mu.Unlock()
-	var once sync.Once
-	if replica {
-		p.gate.Lock()
+	if paused {
+		paused = p.lockGateWithin(saveCutPatience)
 	}
+	var once sync.Once
 	release = func() {
 		once.Do(func() {
-			if replica {
+			if paused {
 				p.gate.Unlock()
 			}
 		})
@@ -209,6 +213,32 @@ func (p *Primary) SaveCut() (at func() (Cut, bool), release func()) {
 		return p.SaveInfo()
 	}
 	return at, release
+}
+
+// saveCutPatience is how long SaveCut waits for the apply loop to pause.
+const saveCutPatience = 2 * time.Second
+
+// lockGateWithin takes gate for writing, giving up after patience; a
+// lock taken later is let go at once.
+func (p *Primary) lockGateWithin(patience time.Duration) bool {
+	locked := make(chan struct{})
+	go func() {
+		p.gate.Lock()
+		close(locked)
+	}()
+	t := time.NewTimer(patience)
+	defer t.Stop()
+	select {
+	case <-locked:
+		return true
+	case <-t.C:
+		go func() {
+			<-locked
+			p.gate.Unlock()
+		}()
+		p.cfg.logf("Saving without pausing the replication stream: its apply loop did not pause")
+		return false
+	}
 }
 
 // Stop is REPLICAOF NO ONE: the link ends and this server becomes a

@@ -224,3 +224,60 @@ func TestReplicaContinuesAfterTandemRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaRestartWithAOF: with appendonly yes the AOF is what a
+// restart loads, and Redis 7.0 records no replication position in it
+// (its base's RDB preamble is saved without one, and loadDataFromDisk
+// restores nothing from an AOF): a restarted replica syncs in full.
+// Tandem's does the same as redis-server's, even though SHUTDOWN saved
+// a dump beside the AOF.
+func TestReplicaRestartWithAOF(t *testing.T) {
+	mustNotSelfTest(t)
+	mdir := t.TempDir()
+	master := startFor(t, mdir, "redis-master", 1, redisArgsIn(mdir))
+	mc := client(master.addrs[0])
+	defer mc.Close()
+	replWorkload(t, mc, "before")
+	host, port, _ := strings.Cut(master.addrs[0], ":")
+	aof := []string{"--appendonly", "yes", "--aof-use-rdb-preamble", "yes", "--replicaof", host, port}
+	for _, kind := range []string{"redis", "tandem"} {
+		rdir := t.TempDir()
+		args := tandemSaving(rdir, aof...)
+		nports := 2
+		if kind == "redis" {
+			args = redisArgsIn(rdir, append([]string{"--save", "3600 1"}, aof...)...)
+			nports = 1
+		}
+		r := startFor(t, rdir, kind+"-aof-replica", nports, args)
+		rc := client(r.addrs[0])
+		waitInSync(t, rc, mc)
+		// A rewrite makes the base an RDB preamble (redis-server starts
+		// one itself after its full sync).
+		if err := rc.Do(context.Background(), "BGREWRITEAOF").Err(); err != nil && !strings.Contains(err.Error(), "already in progress") {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			info, _ := rc.Info(context.Background(), "persistence").Result()
+			if infoField(info, "aof_rewrite_in_progress") == "0" && infoField(info, "aof_rewrite_scheduled") == "0" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the AOF rewrite did not end:\n%s", kind, info)
+			}
+		}
+		full, _ := syncCounts(t, mc)
+		shutdown(t, r, rc)
+		rc.Close()
+		r = startFor(t, rdir, kind+"-aof-replica-again", nports, args)
+		rc = client(r.addrs[0])
+		waitInSync(t, rc, mc)
+		full2, _ := syncCounts(t, mc)
+		if n, _ := strconv.Atoi(full); strconv.Itoa(n+1) != full2 {
+			t.Errorf("%s: restarted with appendonly yes, sync_full %s → %s; want one more full sync", kind, full, full2)
+		}
+		if got, want := replSnapshot(t, rc), replSnapshot(t, mc); got != want {
+			t.Errorf("%s: the restarted replica has\n%s\nthe master\n%s", kind, got, want)
+		}
+		rc.Close()
+	}
+}
