@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/repl"
 	"github.com/tandemkv/tandem/snapshot"
 )
@@ -128,12 +129,23 @@ func (r *Replication) SaveCut() (at func() (snapshot.ReplInfo, bool), release fu
 // PSYNC offers, or, on a master, its secondary history with a backlog
 // after it (loadDataFromDisk). A master's stream then feeds the backlog
 // from the start, as Redis's, so replicas continuing after the restart
-// get every write made since.
-func (r *Replication) Restore(info snapshot.ReplInfo) {
+// get every write made since — first the deletion of the keys that
+// expired while it was down, which they still hold.
+func (r *Replication) Restore(info snapshot.ReplInfo, expired []snapshot.DroppedKey) {
 	_, _, asReplica := r.s.Config.ReplicaOf()
-	if r.Primary.RestoreHistory(repl.Cut{Offset: info.Offset, ReplID: info.ID, StreamDB: info.StreamDB}, asReplica) {
-		r.attach()
+	if !r.Primary.RestoreHistory(repl.Cut{Offset: info.Offset, ReplID: info.ID, StreamDB: info.StreamDB}, asReplica) {
+		return
 	}
+	if !asReplica {
+		del := []byte("DEL")
+		if r.s.Config.LazyfreeLazyExpire() {
+			del = []byte("UNLINK")
+		}
+		for _, k := range expired {
+			r.Primary.Feed(k.DB, propagate.AppendCommand(nil, del, k.Key))
+		}
+	}
+	r.attach()
 }
 
 // IsReplica reports whether this server replicates a master.

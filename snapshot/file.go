@@ -270,6 +270,9 @@ type LoadOptions struct {
 	Function func(code []byte, replace bool) error
 	// Onto says what the keyspace may hold already.
 	Onto Onto
+	// Expired, when set, is given each key the load dropped as expired
+	// (key is the reader's: copy it to keep it).
+	Expired func(db int, key []byte)
 }
 
 // Onto is what a load finds in the keyspace, as DEBUG RELOAD's options
@@ -393,6 +396,9 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions, maxKeys int64) (LoadRe
 			res.Loaded++
 		} else {
 			res.Expired++
+			if o.Expired != nil {
+				o.Expired(rec.DB, rec.Key)
+			}
 		}
 	}
 }

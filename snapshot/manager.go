@@ -80,9 +80,12 @@ func (m *Manager) Load() (LoadResult, error) { return m.LoadOnto(OntoEmpty) }
 
 // LoadOnto is Load into a keyspace that holds what onto says (DEBUG
 // RELOAD NOFLUSH, MERGE).
-func (m *Manager) LoadOnto(onto Onto) (LoadResult, error) {
+func (m *Manager) LoadOnto(onto Onto) (LoadResult, error) { return m.loadFile(onto, nil) }
+
+// loadFile is LoadOnto giving expired the keys dropped as expired.
+func (m *Manager) loadFile(onto Onto, expired func(db int, key []byte)) (LoadResult, error) {
 	start := time.Now()
-	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto})
+	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto, Expired: expired})
 	if errors.Is(err, ErrNoFile) {
 		return res, nil
 	}
@@ -109,9 +112,15 @@ func (m *Manager) LoadAtStart() (LoadResult, error) {
 	if err != nil {
 		m.log.Warn("cannot remove the temporary dumps left by an interrupted save", "dir", m.cfg.Dir(), "err", err)
 	}
-	res, err := m.Load()
-	if err == nil && res.HasRepl && m.repl != nil {
-		m.repl.Restore(res.Repl)
+	if m.repl == nil {
+		return m.Load()
+	}
+	var dropped []DroppedKey
+	res, err := m.loadFile(OntoEmpty, func(db int, key []byte) {
+		dropped = append(dropped, DroppedKey{DB: db, Key: append([]byte(nil), key...)})
+	})
+	if err == nil && res.HasRepl {
+		m.repl.Restore(res.Repl, dropped)
 	}
 	return res, err
 }

@@ -27,8 +27,17 @@ type Replication interface {
 	// records (ok false: none, as Redis without a replication history);
 	// release is called once the instant passed, whether at ran or not.
 	SaveCut() (at func() (info ReplInfo, ok bool), release func())
-	// Restore is given the position the dump loaded at start recorded.
-	Restore(ReplInfo)
+	// Restore is given the position the dump loaded at start recorded,
+	// and the keys the load dropped as expired: a master feeds their
+	// deletion to its replicas, which still hold them (Redis's
+	// RDBFLAGS_FEED_REPL).
+	Restore(info ReplInfo, expired []DroppedKey)
+}
+
+// DroppedKey is a key a load dropped as expired.
+type DroppedKey struct {
+	DB  int
+	Key []byte
 }
 
 // replIDLen is the length of a replication ID (CONFIG_RUN_ID_SIZE).

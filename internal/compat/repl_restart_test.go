@@ -196,10 +196,15 @@ func TestReplicaContinuesAfterTandemRestart(t *testing.T) {
 			// restart: the restarted master's first write selects again.
 			tc3 := redis.NewClient(&redis.Options{Addr: m.addrs[0], DB: 3, Protocol: 2})
 			tc3.Set(context.Background(), "last:db3", "x", 0)
+			// A key that expires while the master is down: the restarted
+			// master's load drops it and feeds its DEL to the backlog, as
+			// Redis's (RDBFLAGS_FEED_REPL), so the replica drops it too.
+			tc3.Set(context.Background(), "down:expiring", "x", 1500*time.Millisecond)
 			tc3.Close()
 			waitInSync(t, rc, tc)
 			shutdown(t, m, tc)
 			tc.Close()
+			time.Sleep(1600 * time.Millisecond)
 
 			m = restartOn(t, mdir, m, margs)
 			tc = client(m.addrs[0])
