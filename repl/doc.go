@@ -53,8 +53,11 @@
 // refused while EnoughReplicas is false (-NOREPLICAS), and on a replica
 // (IsReplica) unless replica-read-only is off. REPLICAOF host port is
 // StartReplica (AtStartup for the replicaof directive), REPLICAOF NO
-// ONE is Replica.Stop. SAVE and BGSAVE write SaveInfo's AUX fields;
-// start-up gives RestoreHistory what the loaded RDB recorded.
+// ONE is Replica.Stop. A dump the server saves (SAVE, BGSAVE, a save
+// rule, SHUTDOWN) records the AUX fields SaveCut's at returns at its
+// instant; start-up gives RestoreHistory what the loaded RDB recorded.
+// The Primary is a propagate.ReplicaSink: ops for replicas only (PUBLISH)
+// reach it and not the AOF.
 //
 // # Locks
 //
