@@ -137,7 +137,7 @@ func (l *Log) Served(h engine.Handoff) {
 	defer l.mu.Unlock()
 	if h.Group != nil {
 		for _, cmd := range HandoffCommands(h) {
-			l.feed(h.DB, cmd)
+			l.feed(h.DB, cmd, false)
 		}
 		return
 	}
