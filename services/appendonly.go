@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/aof"
+	"github.com/tandemkv/tandem/aof/cmdbase"
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/snapshot"
 )
@@ -102,9 +103,15 @@ func (a *AppendOnly) LoadAtStart(r Replayer) (bool, error) {
 	if stats.Status != aof.LoadNotExist {
 		a.s.Log.Info("DB loaded from append only file", "seconds", time.Since(start).Seconds(), "commands", stats.Commands)
 	}
-	log, err := aof.Open(o, func(w io.Writer, _ aof.BaseKind) error {
-		_, err := a.s.Persist.WriteRDB(w, nil)
-		return err
+	log, err := aof.Open(o, func(w io.Writer, kind aof.BaseKind) error {
+		writeRDB := func(w io.Writer) error {
+			_, err := a.s.Persist.WriteRDB(w, nil)
+			return err
+		}
+		if kind == aof.BaseAOF { // aof-use-rdb-preamble no: the dump as commands
+			return cmdbase.FromRDB(w, writeRDB)
+		}
+		return writeRDB(w)
 	})
 	if err != nil {
 		return true, err
@@ -299,7 +306,13 @@ func (a *AppendOnly) rewrite(begin func() (*aof.Rewrite, error)) error {
 		return beginErr
 	}
 	start := time.Now()
-	err := h.WriteBase(func(w io.Writer, _ aof.BaseKind) error {
+	err := h.WriteBase(func(w io.Writer, kind aof.BaseKind) error {
+		if kind == aof.BaseAOF { // aof-use-rdb-preamble no: the dump as commands
+			return cmdbase.FromRDB(w, func(rdb io.Writer) error {
+				dw.attach(rdb)
+				return <-done
+			})
+		}
 		dw.attach(w)
 		return <-done
 	})
