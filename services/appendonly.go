@@ -230,9 +230,15 @@ func (a *AppendOnly) BGRewrite() (string, error) {
 // that a start with appendonly yes finds the dataset.
 func (a *AppendOnly) rewriteWhileOff(done chan struct{}) error {
 	start := time.Now()
-	err := aof.RewriteWhileOff(a.options(), func(w io.Writer, _ aof.BaseKind) error {
-		_, err := a.s.Persist.WriteRDB(w, nil)
-		return err
+	err := aof.RewriteWhileOff(a.options(), func(w io.Writer, kind aof.BaseKind) error {
+		writeRDB := func(w io.Writer) error {
+			_, err := a.s.Persist.WriteRDB(w, nil)
+			return err
+		}
+		if kind == aof.BaseAOF { // aof-use-rdb-preamble no: the dump as commands
+			return cmdbase.FromRDB(w, writeRDB)
+		}
+		return writeRDB(w)
 	})
 	a.mu.Lock()
 	defer a.mu.Unlock()
