@@ -208,7 +208,9 @@ func baseGroups(t *testing.T, path string) map[string]string {
 func keyFingerprints(t *testing.T, addr string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	waitLoaded(t, addr)
+	c0 := client(addr)
+	defer c0.Close()
+	waitLoaded(t, c0)
 	out := map[string]string{}
 	for db := range 16 {
 		c := redis.NewClient(&redis.Options{Addr: addr, DB: db, Protocol: 2, MaxRetries: -1})
@@ -238,31 +240,12 @@ func keyFingerprints(t *testing.T, addr string) map[string]string {
 		}
 		c.Close()
 	}
-	c := client(addr)
-	defer c.Close()
-	libs, err := c.Do(ctx, "FUNCTION", "LIST", "WITHCODE").Result()
+	libs, err := c0.Do(ctx, "FUNCTION", "LIST", "WITHCODE").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out["functions"] = fmt.Sprint(libs)
 	return out
-}
-
-// waitLoaded waits until the server at addr finished loading its data
-// (a redis-server accepts connections while it loads, replying LOADING).
-func waitLoaded(t *testing.T, addr string) {
-	t.Helper()
-	c := client(addr)
-	defer c.Close()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		info, err := c.Info(context.Background(), "persistence").Result()
-		if err == nil && containsLine(info, "loading:0") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is still loading: %v", addr, err)
-		}
-	}
 }
 
 // streamInfoText prints XINFO STREAM FULL's reply, dropping the fields
@@ -397,8 +380,33 @@ func TestAOFCommandBase(t *testing.T) {
 	}
 	c3 := client(t2.addrs[0])
 	defer c3.Close()
-	if ttl := c3.TTL(ctx, "mc:ttl").Val(); ttl < 90000*1e9 {
+	if ttl := c3.TTL(ctx, "mc:ttl").Val(); ttl < 90000*time.Second {
 		t.Errorf("mc:ttl's TTL after the restart: %v", ttl)
 	}
 	diffMaps(t, "Tandem restarted (got) vs redis-server", restarted, want)
+}
+
+// TestAOFCommandBaseWhileOff: BGREWRITEAOF with appendonly no writes its
+// base as commands too under aof-use-rdb-preamble no, the same commands
+// as redis-server 7.0's.
+func TestAOFCommandBaseWhileOff(t *testing.T) {
+	mustNotSelfTest(t)
+	base := func(name string, nports int, args func(string, ...string) func([]int) []string) map[string]string {
+		dir := t.TempDir()
+		s := startFor(t, dir, name, nports, args(dir, "--aof-use-rdb-preamble", "no"))
+		c := client(s.addrs[0])
+		defer c.Close()
+		cmdBaseDataset(t, c)
+		if err := c.Do(context.Background(), "BGREWRITEAOF").Err(); err != nil {
+			t.Fatal(err)
+		}
+		waitRewrite(t, c)
+		path := baseFile(t, dir)
+		if b, _ := os.ReadFile(path); !strings.HasPrefix(string(b), "*") {
+			t.Fatalf("%s's base %s is not commands: %.40q", name, path, b)
+		}
+		return baseGroups(t, path)
+	}
+	want := base("redis-cmdbase-off", 1, redisArgsIn)
+	diffMaps(t, "Tandem's base while off (got) vs redis-server's", base("tandem-cmdbase-off", 2, tandemArgs), want)
 }
