@@ -104,14 +104,10 @@ func (a *AppendOnly) LoadAtStart(r Replayer) (bool, error) {
 		a.s.Log.Info("DB loaded from append only file", "seconds", time.Since(start).Seconds(), "commands", stats.Commands)
 	}
 	log, err := aof.Open(o, func(w io.Writer, kind aof.BaseKind) error {
-		writeRDB := func(w io.Writer) error {
+		return cmdbase.WriteBase(w, kind, func(w io.Writer) error {
 			_, err := a.s.Persist.WriteRDB(w, nil)
 			return err
-		}
-		if kind == aof.BaseAOF { // aof-use-rdb-preamble no: the dump as commands
-			return cmdbase.FromRDB(w, writeRDB)
-		}
-		return writeRDB(w)
+		})
 	})
 	if err != nil {
 		return true, err
@@ -231,14 +227,10 @@ func (a *AppendOnly) BGRewrite() (string, error) {
 func (a *AppendOnly) rewriteWhileOff(done chan struct{}) error {
 	start := time.Now()
 	err := aof.RewriteWhileOff(a.options(), func(w io.Writer, kind aof.BaseKind) error {
-		writeRDB := func(w io.Writer) error {
+		return cmdbase.WriteBase(w, kind, func(w io.Writer) error {
 			_, err := a.s.Persist.WriteRDB(w, nil)
 			return err
-		}
-		if kind == aof.BaseAOF { // aof-use-rdb-preamble no: the dump as commands
-			return cmdbase.FromRDB(w, writeRDB)
-		}
-		return writeRDB(w)
+		})
 	})
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -313,14 +305,10 @@ func (a *AppendOnly) rewrite(begin func() (*aof.Rewrite, error)) error {
 	}
 	start := time.Now()
 	err := h.WriteBase(func(w io.Writer, kind aof.BaseKind) error {
-		if kind == aof.BaseAOF { // aof-use-rdb-preamble no: the dump as commands
-			return cmdbase.FromRDB(w, func(rdb io.Writer) error {
-				dw.attach(rdb)
-				return <-done
-			})
-		}
-		dw.attach(w)
-		return <-done
+		return cmdbase.WriteBase(w, kind, func(w io.Writer) error {
+			dw.attach(w)
+			return <-done
+		})
 	})
 	if err != nil {
 		h.Abort()

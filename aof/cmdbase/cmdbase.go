@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tandemkv/tandem/aof"
 	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
@@ -72,6 +73,16 @@ func Write(w io.Writer, rdbStream io.Reader) error {
 			return e.err
 		}
 	}
+}
+
+// WriteBase writes an AOF base of kind to w from the dump writeRDB
+// writes: the dump itself for aof.BaseRDB (aof-use-rdb-preamble yes), its
+// commands for aof.BaseAOF (FromRDB).
+func WriteBase(w io.Writer, kind aof.BaseKind, writeRDB func(rdbStream io.Writer) error) error {
+	if kind == aof.BaseAOF {
+		return FromRDB(w, writeRDB)
+	}
+	return writeRDB(w)
 }
 
 // FromRDB runs writeRDB, which writes an RDB stream to the writer it is

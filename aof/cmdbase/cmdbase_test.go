@@ -365,3 +365,21 @@ func TestFromRDB(t *testing.T) {
 		t.Errorf("%d goroutines after FromRDB, %d before", n, before)
 	}
 }
+
+// TestWriteBaseByKind: an RDB base is the dump unchanged, an AOF base its
+// commands.
+func TestWriteBaseByKind(t *testing.T) {
+	d := dump(t, func(w *rdb.Writer) error {
+		w.SelectDB(0, 1, 0)
+		return w.String([]byte("k"), []byte("v"), rdb.NewMeta())
+	})
+	writeRDB := func(w io.Writer) error { _, err := w.Write(d); return err }
+	var rdbBase, aofBase bytes.Buffer
+	if err := WriteBase(&rdbBase, aof.BaseRDB, writeRDB); err != nil || !bytes.Equal(rdbBase.Bytes(), d) {
+		t.Errorf("RDB base: %v, %q; want the dump", err, rdbBase.Bytes())
+	}
+	want := string(propagate.Select(nil, 0)) + string(propagate.AppendCommand(nil, "SET", "k", "v"))
+	if err := WriteBase(&aofBase, aof.BaseAOF, writeRDB); err != nil || aofBase.String() != want {
+		t.Errorf("AOF base: %v, %q; want %q", err, aofBase.Bytes(), want)
+	}
+}
