@@ -37,7 +37,6 @@ const (
 	inertSetListpack      = "Tandem encodes sets as Redis 7.0 does: an intset (set-max-intset-entries) or a hash table"
 	inertListSize         = "Tandem's list chunks have a fixed size, Redis's -2 (8 KB)"
 	inertListCompress     = "Tandem does not compress list nodes (see 'compression' for values)"
-	inertShutdownTimeout  = "SHUTDOWN has no replicas to wait for"
 	inertShutdownSignal   = "on SIGINT and SIGTERM Tandem saves when save rules are set, then exits, as 'default'"
 	inertTLSPreferServer  = "Go's crypto/tls orders the cipher suites itself"
 	inertTLSCacheSize     = "Go's TLS session tickets need no server-side session cache"

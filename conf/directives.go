@@ -390,7 +390,7 @@ var table = [numDirectives]directive{
 
 	dClientOutputBufferLimit: {name: "client-output-buffer-limit", kind: kindSpecial, flags: mutable | multiArg,
 		def: "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", set: setOutputBufferLimit, get: getOutputBufferLimit},
-	dShutdownTimeout:        {name: "shutdown-timeout", kind: kindInt, flags: mutable, def: "10", min: 0, max: intMax, inert: inertShutdownTimeout},
+	dShutdownTimeout:        {name: "shutdown-timeout", kind: kindInt, flags: mutable, def: "10", min: 0, max: intMax},
 	dEnableDebugCommand:     {name: "enable-debug-command", kind: kindEnum, def: "no", enum: protectedNames},
 	dEnableProtectedConfigs: {name: "enable-protected-configs", kind: kindEnum, def: "no", enum: protectedNames},
 

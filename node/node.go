@@ -202,12 +202,12 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	select {
 	case sig := <-sigs:
 		log.Info("received signal, shutting down", "signal", sig.String())
-		if persist.HasRules() {
-			// As Redis on SIGTERM: with save rules, save before exiting.
-			persist.Wait()
-			if err := persist.Save(); err != nil {
-				log.Error("error saving the DB before exiting", "err", err)
-			}
+		// As Redis on SIGTERM: writes stop, the replicas get
+		// shutdown-timeout to catch up, the dump is saved with save rules;
+		// a failed save is logged and the server exits all the same (Redis
+		// would stay up, which a supervisor's SIGTERM does not expect).
+		if err := n.Services.PrepareShutdown(services.ShutdownOptions{Force: true}); err != nil {
+			log.Error("preparing to shut down", "err", err)
 		}
 	case <-n.stopNoSave:
 	case err := <-errc:

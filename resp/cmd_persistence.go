@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/snapshot"
 )
 
@@ -92,14 +93,18 @@ func cmdBGRewriteAOF(c *Client, _ [][]byte) {
 // the server up unless FORCE. On success the connection closes unanswered,
 // as Redis's does.
 func cmdShutdown(c *Client, args [][]byte) {
-	var save, nosave, abort bool
+	var o services.ShutdownOptions
+	abort := false
 	for _, a := range args[1:] {
 		switch strings.ToLower(string(a)) {
 		case "save":
-			save = true
+			o.Save = true
 		case "nosave":
-			nosave = true
-		case "now", "force":
+			o.NoSave = true
+		case "now":
+			o.Now = true
+		case "force":
+			o.Force = true
 		case "abort":
 			abort = true
 		default:
@@ -107,33 +112,28 @@ func cmdShutdown(c *Client, args [][]byte) {
 			return
 		}
 	}
-	force := false
-	for _, a := range args[1:] {
-		force = force || strings.EqualFold(string(a), "force")
-	}
-	if save && nosave || abort && len(args) > 2 {
+	if o.Save && o.NoSave || abort && len(args) > 2 {
 		c.w.Error(ErrSyntax)
 		return
 	}
 	if abort {
-		c.w.Error("ERR No shutdown in progress.")
-		return
-	}
-	if c.outsideGate && !nosave && (save || c.fe.persist.HasRules()) {
-		// A busy script holds the keyspace: Redis refuses to save then.
-		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
-		return
-	}
-	if save || (!nosave && c.fe.persist.HasRules()) {
-		var err error
-		c.withoutGate(func() {
-			c.fe.persist.Wait()
-			err = c.fe.persist.Save()
-		})
-		if err != nil && !force {
-			c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		if !c.fe.svc.AbortShutdown() {
+			c.w.Error("ERR No shutdown in progress.")
 			return
 		}
+		c.w.Status("OK")
+		return
+	}
+	if c.outsideGate && !o.NoSave && (o.Save || c.fe.persist.HasRules()) {
+		// A busy script holds the keyspace: Redis refuses to save then.
+		c.w.Error(services.ErrShutdown.Error())
+		return
+	}
+	var err error
+	c.withoutGate(func() { err = c.fe.svc.PrepareShutdown(o) })
+	if err != nil {
+		c.w.Error(err.Error())
+		return
 	}
 	c.fe.log.Warn("User requested shutdown...")
 	c.closeAfter = true

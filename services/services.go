@@ -83,6 +83,8 @@ type Services struct {
 	// protocols' (latency-tracking: INFO latencystats, LATENCY HISTOGRAM,
 	// exporters through EachCommand).
 	CommandLatency *latency.Commands
+
+	shutdown shutdownState // PrepareShutdown in progress (shutdown.go)
 }
 
 // New builds the services and starts following the configuration.

@@ -1,0 +1,110 @@
+package services
+
+import (
+	"errors"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/tandemkv/tandem/engine"
+)
+
+// ShutdownOptions are SHUTDOWN's flags; SIGTERM is the zero value.
+type ShutdownOptions struct {
+	Save, NoSave bool // save the dump even without save rules; never save it
+	Now          bool // do not wait for the replicas
+	Force        bool // exit even when the save fails
+}
+
+// ErrShutdown is the reply to a SHUTDOWN that did not happen (the save
+// failed, or SHUTDOWN ABORT came while it waited for the replicas).
+var ErrShutdown = errors.New("ERR Errors trying to SHUTDOWN. Check logs.")
+
+// shutdownState is the shutdown in progress, if any.
+type shutdownState struct {
+	mu    sync.Mutex
+	abort chan struct{} // closed by AbortShutdown; nil when none runs
+}
+
+// PrepareShutdown is Redis 7.0's prepareForShutdown and finishShutdown,
+// for the SHUTDOWN command and SIGTERM alike. Writes of both ports stop
+// first (a write pause, which the exit ends): Tandem serves other
+// connections while this runs, and a write acknowledged after the save
+// would be lost. Then, unless Now, the replicas get up to shutdown-timeout
+// to acknowledge every write (a REPLCONF GETACK asks them at once); a
+// replica still behind is logged. Then the dump is saved when o or the
+// save rules ask for it. On success the caller stops the server, the
+// pause still in force; on failure (the save failed without Force, or
+// AbortShutdown) the pause is lifted and ErrShutdown returned. The caller
+// must not hold the engine's gate.
+func (s *Services) PrepareShutdown(o ShutdownOptions) error {
+	abort := make(chan struct{})
+	s.shutdown.mu.Lock()
+	s.shutdown.abort = abort
+	s.shutdown.mu.Unlock()
+	defer func() {
+		s.shutdown.mu.Lock()
+		s.shutdown.abort = nil
+		s.shutdown.mu.Unlock()
+	}()
+	gate := s.Engine.Gate()
+	gate.Exclusive(func() { gate.Pause(engine.PauseWrite, math.MaxInt64) })
+	fail := func(msg string, args ...any) error {
+		s.Log.Warn(msg, args...)
+		gate.Unpause()
+		return ErrShutdown
+	}
+	if !s.waitForReplicas(o, abort) {
+		return fail("Shutdown was aborted while waiting for replicas")
+	}
+	if o.Save || !o.NoSave && s.Persist.HasRules() {
+		s.Persist.Wait()
+		if err := s.Persist.Save(); err != nil {
+			if !o.Force {
+				return fail("Error trying to save the DB, can't exit.", "err", err)
+			}
+			s.Log.Warn("Error trying to save the DB. Exit anyway.", "err", err)
+		}
+	}
+	return nil
+}
+
+// waitForReplicas waits, unless o.Now or shutdown-timeout is 0, until
+// every replica acknowledged the stream's offset, for at most
+// shutdown-timeout; it reports false if abort came meanwhile.
+func (s *Services) waitForReplicas(o ShutdownOptions, abort chan struct{}) bool {
+	p := s.Replication.Primary
+	timeout := s.Config.ShutdownTimeout()
+	n, offset := p.Info().ConnectedSlaves, p.Offset()
+	if o.Now || timeout <= 0 || n == 0 || p.CountAcks(offset) == n {
+		return true
+	}
+	s.Log.Info("Waiting for replicas before shutting down.")
+	done := make(chan int, 1)
+	cancel := p.WaitAsync(n, offset, timeout, func(acked int) { done <- acked })
+	defer cancel()
+	select {
+	case acked := <-done:
+		if acked < n {
+			s.Log.Warn("Lagging replicas at shutdown", "acknowledged", acked, "replicas", n, "waited", timeout.String())
+		}
+		return true
+	case <-abort:
+		return false
+	case <-time.After(timeout + time.Second): // WaitAsync's own timer answers first
+		return true
+	}
+}
+
+// AbortShutdown is SHUTDOWN ABORT: it stops a shutdown waiting for its
+// replicas, and reports whether one was.
+func (s *Services) AbortShutdown() bool {
+	s.shutdown.mu.Lock()
+	defer s.shutdown.mu.Unlock()
+	if s.shutdown.abort == nil {
+		return false
+	}
+	close(s.shutdown.abort)
+	s.shutdown.abort = nil
+	return true
+}
