@@ -22,7 +22,7 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	mustNotSelfTest(t)
 	ctx := context.Background()
 	type outcome struct {
-		waited, replicaHasAll, nowWaited bool
+		waited, replicaHasAll, nowWaited        bool
 		abortReply, abortedShutdown, afterAbort string
 	}
 	run := func(kind string) outcome {
