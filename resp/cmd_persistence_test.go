@@ -128,6 +128,12 @@ func TestShutdown(t *testing.T) {
 	if got := c.do("SHUTDOWN", "SAVE", "FORCE"); got != "" || !c.closed || stopped != 1 {
 		t.Errorf("SHUTDOWN SAVE FORCE: reply %q closed %v stopped %d", got, c.closed, stopped)
 	}
+	// A shutdown leaves writes paused until the exit; this process goes
+	// on, so the test lifts the pause.
+	if !env.fe.eng.Gate().Paused(true) {
+		t.Error("writes were not paused by SHUTDOWN")
+	}
+	env.fe.eng.Gate().Unpause()
 	env.cfg.Set([2]string{"dir", dir})
 	c2 := env.client()
 	c2.expect("+OK\r\n", "SET", "k", "v")
