@@ -3,6 +3,7 @@ package repl
 import (
 	"bytes"
 	"math/rand"
+	"runtime"
 	"testing"
 )
 
@@ -63,5 +64,21 @@ func TestBacklogResizeKeepsNewest(t *testing.T) {
 	big.write([]byte("ab"))
 	if big.first != 7 || string(big.appendFrom(nil, 7)) != "6789ab" {
 		t.Fatalf("grown: first %d %q", big.first, big.appendFrom(nil, big.first))
+	}
+}
+
+// A Primary that never replicates runs no goroutine (its cron would keep
+// the whole server alive: a test's, a fuzz input's), and closes at once.
+func TestIdlePrimaryRunsNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ps := make([]*Primary, 100)
+	for i := range ps {
+		ps[i] = NewPrimary(DefaultConfig())
+	}
+	if grew := runtime.NumGoroutine() - before; grew >= 50 {
+		t.Errorf("100 idle Primaries started %d goroutines", grew)
+	}
+	for _, p := range ps {
+		p.Close()
 	}
 }

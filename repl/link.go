@@ -77,6 +77,7 @@ type Link struct {
 
 // NewLink makes the replication side of a connection.
 func (p *Primary) NewLink(conn ReplicaConn) *Link {
+	p.needCron()
 	return &Link{p: p, conn: conn}
 }
 

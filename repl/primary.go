@@ -27,6 +27,8 @@ type Primary struct {
 	// sync of a sub-replica takes its cut (see fullSync).
 	gate sync.RWMutex
 
+	cronOnce sync.Once // the cron goroutine started (needCron)
+
 	mu           sync.Mutex
 	cfg          Config
 	replid       string
@@ -64,11 +66,17 @@ type cachedState struct {
 
 // NewPrimary returns the replication state of a fresh master: a random
 // replication ID, offset 0, no backlog until the first replica attaches.
-// It runs the replication cron (once a second) until Close.
+// It runs the replication cron (once a second) from the first moment it
+// has work — a replica link, a master, a backlog, a WAIT — until Close: a
+// server that never replicates runs no goroutine that would keep it
+// alive (a test's services, a fuzz input's).
 func NewPrimary(cfg Config) *Primary {
-	p := newPrimary(cfg, time.Now)
-	go p.cronLoop()
-	return p
+	return newPrimary(cfg, time.Now)
+}
+
+// needCron starts the cron, once.
+func (p *Primary) needCron() {
+	p.cronOnce.Do(func() { go p.cronLoop() })
 }
 
 func newPrimary(cfg Config, now func() time.Time) *Primary {
@@ -98,6 +106,7 @@ func (p *Primary) Close() {
 	case <-p.stop:
 	default:
 		close(p.stop)
+		p.cronOnce.Do(func() { close(p.done) }) // it never started
 		<-p.done
 	}
 	p.mu.Lock()
@@ -237,6 +246,7 @@ func (p *Primary) proxyLocked(b []byte) {
 
 // createBacklogLocked starts the backlog after the current offset.
 func (p *Primary) createBacklogLocked() {
+	p.needCron() // repl-backlog-ttl
 	p.backlog = newBacklog(p.cfg.BacklogSize, p.offset)
 }
 

@@ -107,6 +107,7 @@ type Replica struct {
 // masters keeps the history it had. From now on Feed is ignored and the
 // master's stream is proxied to this server's replicas.
 func (p *Primary) StartReplica(o ReplicaOptions, cb Callbacks) *Replica {
+	p.needCron()
 	p.mu.Lock()
 	old := p.replica
 	p.mu.Unlock()

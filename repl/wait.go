@@ -39,6 +39,7 @@ func (p *Primary) countAcksLocked(offset int64) int {
 // wakes it. cancel forgets the wait (the client went away); done is then
 // not called.
 func (p *Primary) WaitAsync(n int, offset int64, timeout time.Duration, done func(acked int)) (cancel func()) {
+	p.needCron() // its GETACK
 	p.mu.Lock()
 	if acked := p.countAcksLocked(offset); acked >= n {
 		p.mu.Unlock()
