@@ -393,6 +393,8 @@ func redisType(t engine.Type) uint32 {
 		return 3
 	case engine.TypeHash:
 		return 4
+	case engine.TypeStream:
+		return 6
 	}
 	return 0
 }
@@ -428,6 +430,20 @@ func xorObject(d *digest, it *engine.SnapItem) {
 			ed.mix(it.Fields[i])
 			ed.mix(it.Values[i])
 			d.xor(ed[:])
+		}
+	case engine.TypeStream:
+		// The live entries in order: "ms.seq", then each field and value
+		// (the groups are not digested, as in Redis).
+		for _, b := range it.Stream.Blocks {
+			for _, e := range b.Entries {
+				if e.Deleted {
+					continue
+				}
+				d.mix(fmt.Appendf(nil, "%d.%d", e.ID.Ms, e.ID.Seq))
+				for _, f := range e.Fields {
+					d.mix(f)
+				}
+			}
 		}
 	}
 	if it.ExpireAt != 0 {

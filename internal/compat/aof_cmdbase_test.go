@@ -222,8 +222,8 @@ func keyFingerprints(t *testing.T, addr string) map[string]string {
 			typ := c.Type(ctx, k).Val()
 			fp := fmt.Sprintf("%s pexpiretime=%v ", typ, c.Do(ctx, "PEXPIRETIME", k).Val())
 			if typ == "stream" {
-				// Its entries are in XINFO STREAM FULL. (Tandem's DEBUG
-				// DIGEST-VALUE does not digest a stream's entries.)
+				// XINFO STREAM FULL holds its groups too, which DEBUG
+				// DIGEST-VALUE leaves out (as Redis's).
 				info, err := c.Do(ctx, "XINFO", "STREAM", k, "FULL").Result()
 				if err != nil {
 					t.Fatal(err)

@@ -128,6 +128,12 @@ var debugCases = []redisCase{
 		"ZADD zs 1 a 2 b 3.25 c", "DEBUG DIGEST-VALUE zs", "CONFIG SET zset-max-listpack-entries 128",
 		"CONFIG SET hash-max-listpack-entries 1", "HSET hh a 1 b 2", "DEBUG DIGEST-VALUE hh", "CONFIG SET hash-max-listpack-entries 128"),
 		cmd("SET", "bin", "\x00\xff\r\n"), mbs("DEBUG DIGEST", "DEBUG DIGEST-VALUE bin"))},
+	// Streams: the live entries and their fields, whatever the node
+	// layout, deletions and groups (which Redis does not digest).
+	{name: "debug digest stream", cmds: mbs("XADD st 1-1 a 1 b 2", "XADD st 1-2 a 3 b 4", "XADD st 2-0 c 5", "XADD st 3-0 a 1 b 2",
+		"DEBUG DIGEST-VALUE st", "XDEL st 1-2", "DEBUG DIGEST-VALUE st", "XGROUP CREATE st g 0", "DEBUG DIGEST-VALUE st",
+		"XADD other 1-1 a 1 b 2", "XADD other 3-0 a 1 b 2", "XADD other 2-0 c 5", "DEBUG DIGEST-VALUE other", "XADD e MAXLEN 0 5-0 f v",
+		"DEBUG DIGEST-VALUE e", "DEBUG DIGEST")},
 	{name: "debug digest order", cmds: mbs("RPUSH a x y", "RPUSH b y x", "DEBUG DIGEST-VALUE a b", "SADD c x y", "SADD d y x",
 		"DEBUG DIGEST-VALUE c d", "DEL a b c d", "DEBUG DIGEST")},
 	{name: "debug protocol", cmds: mbs("DEBUG PROTOCOL string", "DEBUG PROTOCOL integer", "DEBUG PROTOCOL double", "DEBUG PROTOCOL bignum",
