@@ -1,9 +1,9 @@
 package resp
 
 import (
-	"math"
 	"strconv"
 
+	"github.com/tandemkv/tandem/internal/num"
 	"github.com/tidwall/redcon"
 )
 
@@ -132,24 +132,8 @@ func (w *Writer) Double(f float64) {
 	w.Buf = redcon.AppendBulk(w.Buf, text)
 }
 
-// appendDouble appends f formatted like C's printf("%.17g") under glibc.
-// Go's 'g' with precision 17 picks the same notation (exponent below -4 or at
-// least 17), trims the same zeros and writes the same two-digit exponents;
-// only the names of the special values differ.
-func appendDouble(b []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(b, "inf"...)
-	case math.IsInf(f, -1):
-		return append(b, "-inf"...)
-	case math.IsNaN(f):
-		if math.Signbit(f) {
-			return append(b, "-nan"...)
-		}
-		return append(b, "nan"...)
-	}
-	return strconv.AppendFloat(b, f, 'g', 17, 64)
-}
+// appendDouble appends f as C's printf("%.17g") (num.AppendG17).
+func appendDouble(b []byte, f float64) []byte { return num.AppendG17(b, f) }
 
 // Bool appends a boolean: RESP3 #t / #f, RESP2 :1 / :0.
 func (w *Writer) Bool(b bool) {

@@ -29,11 +29,11 @@ import (
 	"cmp"
 	"errors"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 
 	"github.com/tandemkv/tandem/aof"
+	"github.com/tandemkv/tandem/internal/num"
 	"github.com/tandemkv/tandem/propagate"
 	"github.com/tandemkv/tandem/snapshot/rdb"
 )
@@ -244,7 +244,7 @@ func (e *encoder) zset(key []byte, members []rdb.Member) {
 		offs := make([]int, 0, end-start+1)
 		for _, m := range members[start:end] {
 			offs = append(offs, len(e.num))
-			e.num = appendScore(e.num, m.Score)
+			e.num = num.AppendG17(e.num, m.Score)
 		}
 		offs = append(offs, len(e.num))
 		e.args = append(e.args[:0], bZADD, key)
@@ -253,19 +253,6 @@ func (e *encoder) zset(key []byte, members []rdb.Member) {
 		}
 		e.command(e.args...)
 	}
-}
-
-// appendScore appends f as C's printf("%.17g") does (Go's 'g' with
-// precision 17 picks the same notation and digits; only the infinities'
-// names differ). A score is never NaN.
-func appendScore(b []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(b, "inf"...)
-	case math.IsInf(f, -1):
-		return append(b, "-inf"...)
-	}
-	return strconv.AppendFloat(b, f, 'g', 17, 64)
 }
 
 // streamID is an ID's text, ms-seq.

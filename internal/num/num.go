@@ -292,3 +292,23 @@ func ParseFloat(b []byte) (float64, bool) {
 	}
 	return v, true
 }
+
+// AppendG17 appends f as C's printf("%.17g") under glibc, Redis's
+// d2string and addReplyDouble: Go's 'g' with precision 17 picks the same
+// notation (exponent below -4 or at least 17), trims the same zeros and
+// writes the same two-digit exponents; only the special values' names
+// differ ("inf", "-inf", "nan", "-nan").
+func AppendG17(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return append(b, "-nan"...)
+		}
+		return append(b, "nan"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', 17, 64)
+}

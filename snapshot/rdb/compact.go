@@ -3,7 +3,6 @@ package rdb
 import (
 	"encoding/binary"
 	"math"
-	"strconv"
 
 	"github.com/tandemkv/tandem/internal/num"
 )
@@ -156,16 +155,7 @@ func (lp *listpackBuilder) addScore(s float64) {
 		return
 	}
 	var tmp [32]byte
-	var b []byte
-	switch {
-	case math.IsInf(s, 1):
-		b = append(tmp[:0], "inf"...)
-	case math.IsInf(s, -1):
-		b = append(tmp[:0], "-inf"...)
-	default:
-		b = strconv.AppendFloat(tmp[:0], s, 'g', 17, 64)
-	}
-	lp.addString(b)
+	lp.addString(num.AppendG17(tmp[:0], s))
 }
 
 // intsetBlob appends the intset of the integer members (ascending) with
