@@ -40,7 +40,7 @@ const (
 	inertShutdownSignal   = "on SIGINT and SIGTERM Tandem saves when save rules are set, then exits, as 'default'"
 	inertTLSPreferServer  = "Go's crypto/tls orders the cipher suites itself"
 	inertTLSCacheSize     = "Go's TLS session tickets need no server-side session cache"
-	inertTLSLinks         = "Tandem has no replication or cluster links to protect"
+	inertTLSLinks         = "Tandem has no cluster links to protect"
 	inertTLSClient        = "Tandem makes no outgoing TLS connections (the files are still loaded and checked)"
 	inertTLSDHParams      = "Go's crypto/tls has no DHE cipher suites (the file is still checked)"
 	inertUnixSocketPerm   = "Tandem has no unix socket"

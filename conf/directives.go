@@ -417,7 +417,7 @@ var table = [numDirectives]directive{
 	dTLSSessionCaching:      {name: "tls-session-caching", kind: kindBool, flags: mutable, def: "yes"},
 	dTLSSessionCacheSize:    {name: "tls-session-cache-size", kind: kindInt, flags: mutable, def: "20480", min: 0, max: intMax, inert: inertTLSCacheSize},
 	dTLSSessionCacheTimeout: {name: "tls-session-cache-timeout", kind: kindInt, flags: mutable, def: "300", min: 0, max: intMax},
-	dTLSReplication:         {name: "tls-replication", kind: kindBool, flags: mutable, def: "no", inert: inertTLSLinks},
+	dTLSReplication:         {name: "tls-replication", kind: kindBool, flags: mutable, def: "no"},
 	dTLSCluster:             {name: "tls-cluster", kind: kindBool, flags: mutable, def: "no", inert: inertTLSLinks},
 
 	// Start-up only, as in Redis; the users store reads it (acl.go).

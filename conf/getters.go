@@ -363,6 +363,9 @@ func (c *Config) MasterUser() string { return c.load().str[dMasterUser] }
 // ReplicaReadOnly refuses writes from clients on a replica.
 func (c *Config) ReplicaReadOnly() bool { return c.load().num[dReplicaReadOnly] != 0 }
 
+// TLSReplication makes a replica reach its master over TLS.
+func (c *Config) TLSReplication() bool { return c.load().num[dTLSReplication] != 0 }
+
 // ReplicaPriority is INFO's slave_priority, which Sentinel promotes by
 // (lowest first; 0: never).
 func (c *Config) ReplicaPriority() int { return int(c.load().num[dReplicaPriority]) }

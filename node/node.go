@@ -161,6 +161,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	n.loaded.Store(true)
 	rep := n.Services.Replication
 	rep.SetReplayer(func() services.Replayer { return n.Redis.NewReplay() }, cfg.Port())
+	rep.SetTLSDialer(n.dialTLSPeer)
 	defer rep.Close()
 	if host, port, ok := cfg.ReplicaOf(); ok { // the replicaof directive
 		if err := rep.ReplicaOf(host, port, true); err != nil {

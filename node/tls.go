@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"sync/atomic"
+	"time"
 
 	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/server"
@@ -153,4 +155,14 @@ func tlsSettings(cfg *conf.Config) tlsserver.Settings {
 		s.ClientAuth = tls.NoClientCert
 	}
 	return s
+}
+
+// dialTLSPeer dials a master over TLS (tls-replication) with the
+// configuration in force.
+func (n *Node) dialTLSPeer(addr string, timeout time.Duration) (net.Conn, error) {
+	certs := n.tls.certs
+	if certs == nil {
+		return nil, errors.New("tls-replication: TLS is not configured")
+	}
+	return certs.DialPeer(addr, timeout)
 }

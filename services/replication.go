@@ -34,6 +34,17 @@ type Replication struct {
 	link    *repl.Replica
 	replay  func() Replayer
 	ownPort int
+	// dialTLS dials a master over TLS (tls-replication), with the
+	// configuration the composition root's TLS ports use.
+	dialTLS func(addr string, timeout time.Duration) (net.Conn, error)
+}
+
+// SetTLSDialer gives the replication the TLS dialer tls-replication
+// reaches masters with (the composition root's certificates).
+func (r *Replication) SetTLSDialer(dial func(addr string, timeout time.Duration) (net.Conn, error)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dialTLS = dial
 }
 
 func newReplication(s *Services) *Replication {
@@ -160,6 +171,10 @@ func (r *Replication) SetReplayer(newReplay func() Replayer, port int) {
 	r.replay, r.ownPort = newReplay, port
 }
 
+// ErrNoTLSDialer: tls-replication without the TLS configuration to dial
+// with.
+var ErrNoTLSDialer = errors.New("ERR tls-replication is set but TLS is not configured")
+
 // ErrNoReplayer: replication was asked for before the composition root
 // gave a Replayer.
 var ErrNoReplayer = errors.New("ERR replication is not wired to a front-end")
@@ -184,8 +199,15 @@ func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
 	replay := r.replay()
 	r.replica.Store(true)
 	r.followExpiry() // before the master's RDB arrives: its expired keys stay
+	var dial func(string, time.Duration) (net.Conn, error)
+	if c.TLSReplication() {
+		if r.dialTLS == nil {
+			return ErrNoTLSDialer
+		}
+		dial = r.dialTLS
+	}
 	r.link = r.Primary.StartReplica(repl.ReplicaOptions{Host: host, Port: port, User: c.MasterUser(), Pass: c.MasterAuth(),
-		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup},
+		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup, Dial: dial},
 		repl.Callbacks{
 			Load: func(rd io.Reader) (int, error) {
 				r.s.Engine.FlushAll()

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -180,4 +181,35 @@ func loadCAs(file, dir string) (*x509.CertPool, error) {
 		return nil, errors.New("no CA certificate found in tls-ca-cert-file / tls-ca-cert-dir")
 	}
 	return pool, nil
+}
+
+// DialPeer dials addr over TLS as Redis dials its master under
+// tls-replication: the peer's chain must verify against the CAs, its
+// name is not checked (Redis's OpenSSL context verifies the chain only,
+// so masters are reached by address whatever names their certificates
+// carry), and Tandem shows its client certificate.
+func (c *Certs) DialPeer(addr string, timeout time.Duration) (net.Conn, error) {
+	cfg := c.ClientConfig()
+	roots := cfg.RootCAs
+	cfg.InsecureSkipVerify = true // the chain is verified below, without a name
+	cfg.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+		if len(raw) == 0 {
+			return errors.New("the peer showed no certificate")
+		}
+		certs := make([]*x509.Certificate, len(raw))
+		for i, r := range raw {
+			cert, err := x509.ParseCertificate(r)
+			if err != nil {
+				return err
+			}
+			certs[i] = cert
+		}
+		inter := x509.NewCertPool()
+		for _, ic := range certs[1:] {
+			inter.AddCert(ic)
+		}
+		_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
+		return err
+	}
+	return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, "tcp", addr, cfg)
 }
