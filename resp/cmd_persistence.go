@@ -124,16 +124,25 @@ func cmdShutdown(c *Client, args [][]byte) {
 		c.w.Status("OK")
 		return
 	}
-	if c.outsideGate && !o.NoSave && (o.Save || c.fe.persist.HasRules()) {
-		// A busy script holds the keyspace: Redis refuses to save then.
-		c.w.Error(services.ErrShutdown.Error())
+	if !o.Now && !c.canBlock() { // in EXEC: waiting for the replicas would block
+		c.w.Error("ERR SHUTDOWN without NOW or ABORT isn't allowed for DENY BLOCKING client")
 		return
 	}
-	var err error
-	c.withoutGate(func() { err = c.fe.svc.PrepareShutdown(o) })
-	if err != nil {
-		c.w.Error(err.Error())
-		return
+	if c.outsideGate {
+		// A busy script holds the keyspace: Redis refuses to save then,
+		// and nothing can be paused or waited for; NOSAVE exits at once.
+		if !o.NoSave && (o.Save || c.fe.persist.HasRules()) {
+			c.w.Error(services.ErrShutdown.Error())
+			return
+		}
+	} else {
+		var err error
+		c.exclusive(c.fe.svc.PauseWritesForShutdown)
+		c.withoutGate(func() { err = c.fe.svc.FinishShutdown(o) })
+		if err != nil {
+			c.w.Error(err.Error())
+			return
+		}
 	}
 	c.fe.log.Warn("User requested shutdown...")
 	c.closeAfter = true

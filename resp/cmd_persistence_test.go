@@ -2,6 +2,7 @@ package resp
 
 import (
 	"os"
+	"runtime"
 	"time"
 
 	"path/filepath"
@@ -143,4 +144,36 @@ func TestShutdown(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
 		t.Errorf("SHUTDOWN with save rules did not save: %v", err)
 	}
+}
+
+// TestShutdownNoSaveDuringBusyScript: while a busy script holds the
+// keyspace, SHUTDOWN NOSAVE shuts down at once (nothing can be paused,
+// waited for or saved), and a SHUTDOWN that would save is refused, as in
+// Redis.
+func TestShutdownNoSaveDuringBusyScript(t *testing.T) {
+	env := newTestEnv(t)
+	if err := env.cfg.Set([2]string{"busy-reply-threshold", "10"}); err != nil {
+		t.Fatal(err)
+	}
+	stopped := make(chan struct{}, 2)
+	env.fe.shutdown = func() { stopped <- struct{}{} }
+	runner, other, killer := env.client(), env.client(), env.client()
+	done := make(chan string)
+	go func() { done <- runner.do("EVAL", "while true do end", "0") }()
+	for !env.eng.Gate().Busy() {
+		runtime.Gosched()
+	}
+	other.expect("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", "SHUTDOWN", "SAVE")
+	reply := make(chan string, 1)
+	go func() { reply <- other.do("SHUTDOWN", "NOSAVE") }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("SHUTDOWN NOSAVE did not shut down while a script was busy")
+	}
+	if got := <-reply; got != "" || !other.closed {
+		t.Errorf("SHUTDOWN NOSAVE replied %q, closed %v", got, other.closed)
+	}
+	killer.expect("+OK\r\n", "SCRIPT", "KILL")
+	<-done
 }

@@ -28,16 +28,32 @@ type shutdownState struct {
 
 // PrepareShutdown is Redis 7.0's prepareForShutdown and finishShutdown,
 // for the SHUTDOWN command and SIGTERM alike. Writes of both ports stop
-// first (a write pause, which the exit ends): Tandem serves other
-// connections while this runs, and a write acknowledged after the save
-// would be lost. Then, unless Now, the replicas get up to shutdown-timeout
-// to acknowledge every write (a REPLCONF GETACK asks them at once); a
-// replica still behind is logged. Then the dump is saved when o or the
-// save rules ask for it. On success the caller stops the server, the
-// pause still in force; on failure (the save failed without Force, or
-// AbortShutdown) the pause is lifted and ErrShutdown returned. The caller
-// must not hold the engine's gate.
+// first (PauseWritesForShutdown): Tandem serves other connections while
+// this runs, and a write acknowledged after the save would be lost. Then
+// FinishShutdown waits for the replicas and saves. The caller must not
+// hold the engine's gate; a Redis command, which does, calls the two
+// halves itself.
 func (s *Services) PrepareShutdown(o ShutdownOptions) error {
+	s.Engine.Gate().Exclusive(s.PauseWritesForShutdown)
+	return s.FinishShutdown(o)
+}
+
+// PauseWritesForShutdown pauses the writes of both ports with a pause
+// that only the exit (or a failed FinishShutdown) ends. The caller runs
+// it in an exclusive section of the engine's gate, so that no write is
+// half done.
+func (s *Services) PauseWritesForShutdown() {
+	s.Engine.Gate().Pause(engine.PauseWrite, math.MaxInt64)
+}
+
+// FinishShutdown runs once writes are paused: unless o.Now, the replicas
+// get up to shutdown-timeout to acknowledge every write (a REPLCONF
+// GETACK asks them at once), a replica still behind being logged; then
+// the dump is saved when o or the save rules ask for it. On success the
+// caller stops the server, the pause still in force; on failure (the
+// save failed without Force, or AbortShutdown) the pause is lifted and
+// ErrShutdown returned.
+func (s *Services) FinishShutdown(o ShutdownOptions) error {
 	abort := make(chan struct{})
 	s.shutdown.mu.Lock()
 	s.shutdown.abort = abort
@@ -47,11 +63,9 @@ func (s *Services) PrepareShutdown(o ShutdownOptions) error {
 		s.shutdown.abort = nil
 		s.shutdown.mu.Unlock()
 	}()
-	gate := s.Engine.Gate()
-	gate.Exclusive(func() { gate.Pause(engine.PauseWrite, math.MaxInt64) })
 	fail := func(msg string, args ...any) error {
 		s.Log.Warn(msg, args...)
-		gate.Unpause()
+		s.Engine.Gate().Unpause()
 		return ErrShutdown
 	}
 	if !s.waitForReplicas(o, abort) {
