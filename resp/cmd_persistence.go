@@ -136,17 +136,51 @@ func cmdShutdown(c *Client, args [][]byte) {
 			return
 		}
 	} else {
-		var err error
 		c.exclusive(c.fe.svc.PauseWritesForShutdown)
+		if c.gateHeld && !c.inExclusive && c.fe.svc.ShutdownWaits(o) {
+			c.shutdownOffLoop(o)
+			return
+		}
+		var err error
 		c.withoutGate(func() { err = c.fe.svc.FinishShutdown(o) })
 		if err != nil {
 			c.w.Error(err.Error())
 			return
 		}
 	}
+	c.endShutdown()
+}
+
+// endShutdown stops the server after a SHUTDOWN that prepared it.
+func (c *Client) endShutdown() {
 	c.fe.log.Warn("User requested shutdown...")
 	c.closeAfter = true
 	c.fe.shutdown()
+}
+
+// shutdownOffLoop waits for the replicas and saves on a goroutine of its
+// own, the client parked as a blocked one (as WAIT's): the event loop
+// must go on serving the replicas' links, which may be on it.
+func (c *Client) shutdownOffLoop(o services.ShutdownOptions) {
+	done := make(chan error, 1)
+	peer := c.peer
+	go func() {
+		done <- c.fe.svc.FinishShutdown(o)
+		_ = peer.Wake()
+	}()
+	c.blk = &blockState{skipReply: c.replyOff || c.replySkip, resume: func() bool {
+		select {
+		case err := <-done:
+			if err != nil {
+				c.w.Error(err.Error())
+			} else {
+				c.endShutdown()
+			}
+			return true
+		default:
+			return false
+		}
+	}}
 }
 
 // debugReload is DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE] (the DEBUG family is

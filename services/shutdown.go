@@ -83,6 +83,15 @@ func (s *Services) FinishShutdown(o ShutdownOptions) error {
 	return nil
 }
 
+// ShutdownWaits reports whether FinishShutdown(o) would wait for
+// replicas now: a caller on an event loop then runs it off the loop, which
+// must go on serving the replicas' links (their GETACK and ACK).
+func (s *Services) ShutdownWaits(o ShutdownOptions) bool {
+	p := s.Replication.Primary
+	n := p.Info().ConnectedSlaves
+	return !o.Now && s.Config.ShutdownTimeout() > 0 && n > 0 && p.CountAcks(p.Offset()) < n
+}
+
 // waitForReplicas waits, unless o.Now or shutdown-timeout is 0, until
 // every replica acknowledged the stream's offset, for at most
 // shutdown-timeout; it reports false if abort came meanwhile.
