@@ -19,9 +19,11 @@ import (
 // front-ends and the plain server's limits and client count.
 type tlsPorts struct {
 	// certs is the configuration in force; nil while TLS is not
-	// configured (no TLS port, tls-replication or tls-cluster). Written
-	// at setup and by applyTLS's commits, which conf serialises.
-	certs   *tlsserver.Certs
+	// configured (no TLS port, tls-replication or tls-cluster). Set at
+	// setup or by the first applyTLS commit that configures TLS (conf
+	// serialises commits), read by a replica's dial from its own
+	// goroutine: hence atomic.
+	certs   atomic.Pointer[tlsserver.Certs]
 	err     error // why the certificates could not be loaded at start
 	pending []tlsserver.Options
 	running []*tlsserver.Listener
@@ -64,7 +66,7 @@ func (n *Node) setupTLS() {
 		n.tls.err = err
 		return
 	}
-	n.tls.certs = certs
+	n.tls.certs.Store(certs)
 	type port struct {
 		port int
 		fe   server.Frontend
@@ -97,10 +99,12 @@ func (n *Node) applyTLS(next *conf.Config) (commit func(), err error) {
 		return nil, conf.ErrTLSUpdate
 	}
 	return func() {
-		if n.tls.certs == nil {
-			n.tls.certs = &tlsserver.Certs{} // configured at run time (tls-replication yes): no listener
+		certs := n.tls.certs.Load()
+		if certs == nil {
+			certs = &tlsserver.Certs{} // configured at run time (tls-replication yes): no listener
 		}
-		n.tls.certs.Use(b)
+		certs.Use(b)
+		n.tls.certs.Store(certs)
 		n.log.Info("TLS configuration reloaded for new connections")
 	}, nil
 }
@@ -160,7 +164,7 @@ func tlsSettings(cfg *conf.Config) tlsserver.Settings {
 // dialTLSPeer dials a master over TLS (tls-replication) with the
 // configuration in force.
 func (n *Node) dialTLSPeer(addr string, timeout time.Duration) (net.Conn, error) {
-	certs := n.tls.certs
+	certs := n.tls.certs.Load()
 	if certs == nil {
 		return nil, errors.New("tls-replication: TLS is not configured")
 	}

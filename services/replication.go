@@ -199,12 +199,17 @@ func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
 	replay := r.replay()
 	r.replica.Store(true)
 	r.followExpiry() // before the master's RDB arrives: its expired keys stay
-	var dial func(string, time.Duration) (net.Conn, error)
-	if c.TLSReplication() {
-		if r.dialTLS == nil {
-			return ErrNoTLSDialer
+	dialTLS := r.dialTLS
+	if c.TLSReplication() && dialTLS == nil {
+		return ErrNoTLSDialer
+	}
+	// tls-replication is read at each connection attempt, as Redis's
+	// connectToMaster: a CONFIG SET of it applies from the next one.
+	dial := func(addr string, timeout time.Duration) (net.Conn, error) {
+		if dialTLS != nil && c.TLSReplication() {
+			return dialTLS(addr, timeout)
 		}
-		dial = r.dialTLS
+		return net.DialTimeout("tcp", addr, timeout)
 	}
 	r.link = r.Primary.StartReplica(repl.ReplicaOptions{Host: host, Port: port, User: c.MasterUser(), Pass: c.MasterAuth(),
 		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup, Dial: dial},

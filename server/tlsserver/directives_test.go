@@ -6,8 +6,10 @@ import (
 	"crypto/tls"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -147,4 +149,67 @@ func pingResumed(t *testing.T, addr string, cfg *tls.Config) bool {
 		t.Fatalf("PING: %q %v", line, err)
 	}
 	return c.ConnectionState().DidResume
+}
+
+// tls-replication is read at each connection attempt, as Redis's
+// connectToMaster: a replica redialling its master turns to TLS once a
+// CONFIG SET turns it on. The dial, on the replica's goroutine, reads the
+// certificates the Set's commit installs (an unsynchronised read fails
+// this test under -race). The master is a listener that reads the first
+// byte (a TLS handshake's is 0x16, a plain link's PING's '*' or 'P') and
+// closes, so the replica keeps redialling.
+func TestTLSReplicationTurnedOnWhileReplicaDials(t *testing.T) {
+	master, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer master.Close()
+	var dials, tlsDials atomic.Int64
+	go func() {
+		for {
+			c, err := master.Accept()
+			if err != nil {
+				return
+			}
+			var first [1]byte
+			_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			if _, err := io.ReadFull(c, first[:]); err == nil && first[0] == 0x16 {
+				tlsDials.Add(1)
+			}
+			dials.Add(1)
+			c.Close()
+		}
+	}()
+	port := freePort(t)
+	done, stop := runNode(t, "--port", strconv.Itoa(port), "--memcached-port", "0")
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1, Protocol: 2})
+	defer c.Close()
+	ctx := context.Background()
+	for deadline := time.Now().Add(10 * time.Second); c.Ping(ctx).Err() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no node")
+		}
+	}
+	mport := master.Addr().(*net.TCPAddr).Port
+	if err := c.Do(ctx, "REPLICAOF", "127.0.0.1", strconv.Itoa(mport)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); dials.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica never dialled its master")
+		}
+	}
+	if err := c.Do(ctx, "CONFIG", "SET", "tls-replication", "yes", "tls-cert-file", fixture(t, "server.crt"), "tls-key-file", fixture(t, "server.key"),
+		"tls-ca-cert-file", fixture(t, "ca.crt")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); tlsDials.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no TLS dial after tls-replication yes (%d plain dials)", dials.Load())
+		}
+	}
+	stop()
+	if code := <-done; code != 0 {
+		t.Fatalf("Run exited %d", code)
+	}
 }
