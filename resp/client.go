@@ -333,13 +333,17 @@ func (c *Client) exec(args [][]byte) {
 			return
 		}
 	}
-	if !c.obeys && (cmd.Flags&FlagWrite != 0 || cmd.Internal&RefusedOnMisconf != 0 || scriptMayWrite(fe, cmd, args)) {
-		if msg := fe.diskError(); msg != "" {
+	// Refusals by the server's state. EXEC's queue runs as one command:
+	// Redis checked them for EXEC (as a write when a write is queued,
+	// isWrite), not for what it runs.
+	queued := c.inExclusive
+	if !c.obeys && !queued {
+		if msg := fe.diskError(); msg != "" && (cmd.Internal&RefusedOnMisconf != 0 || c.isWrite(cmd, args)) {
 			c.reject(cmd, msg)
 			return
 		}
 	}
-	if msg := c.replicationDenied(cmd); msg != "" { // a read-only replica, too few replicas (cmd_replication.go)
+	if msg := c.replicationDenied(cmd, args); msg != "" && !queued { // a read-only replica, too few replicas (cmd_replication.go)
 		c.reject(cmd, msg)
 		return
 	}

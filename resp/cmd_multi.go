@@ -33,6 +33,9 @@ type txState struct {
 	queue   [][][]byte // copies of the queued commands' arguments
 	aborted bool       // a queued command was refused: EXEC answers EXECABORT
 	denyOOM bool       // a queued command is denyoom: EXEC is, too
+	// writes: a queued command is a write (isWrite), so EXEC is refused
+	// as one when writes are (MISCONF, READONLY, NOREPLICAS).
+	writes bool
 	// mayReplicate: a queued command may write, so CLIENT PAUSE WRITE
 	// holds EXEC back (cmd_pause.go).
 	mayReplicate bool
@@ -53,6 +56,9 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 	}
 	if !tx.mayReplicate && c.mayReplicate(cmd, args) {
 		tx.mayReplicate = true
+	}
+	if !tx.writes && c.isWrite(cmd, args) {
+		tx.writes = true
 	}
 	if !tx.aborted {
 		q := copyArgs(args)

@@ -204,20 +204,42 @@ func (c *Client) waitTimeoutArg(a []byte) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// replicationDenied is the refusal of a write command by replication, as
-// Redis's processCommand: on a read-only replica (its master's stream is
-// obeyed, not refused), and on a master with fewer good replicas than
+// The refusals of writes by replication, as Redis's processCommand and,
+// for a script's calls, scriptVerifyWriteCommandAllow.
+const (
+	errReadOnlyReplica = "READONLY You can't write against a read only replica."
+	errNoReplicas      = "NOREPLICAS Not enough good replicas to write."
+)
+
+// readOnlyReplica reports whether the client's writes are refused with
+// READONLY: this server is a read-only replica and the client is not its
+// master (whose stream is obeyed, not refused).
+func (c *Client) readOnlyReplica() bool {
+	return !c.obeys && c.fe.svc.Replication.IsReplica() && c.fe.cfg.ReplicaReadOnly()
+}
+
+// tooFewReplicas reports whether the client's writes are refused with
+// NOREPLICAS: this master has fewer good replicas than
 // min-replicas-to-write.
-func (c *Client) replicationDenied(cmd *Command) string {
-	if cmd.Flags&FlagWrite == 0 || c.obeys {
+func (c *Client) tooFewReplicas() bool {
+	return !c.obeys && c.fe.cfg.MinReplicasToWrite() > 0 && !c.fe.svc.Replication.Primary.EnoughReplicas()
+}
+
+// replicationDenied is the refusal by replication of args, a call of cmd,
+// when it is a write (isWrite: a write command, a script declaring
+// writes, EXEC with a write queued), or "".
+func (c *Client) replicationDenied(cmd *Command, args [][]byte) string {
+	var msg string
+	switch {
+	case c.readOnlyReplica():
+		msg = errReadOnlyReplica
+	case c.tooFewReplicas():
+		msg = errNoReplicas
+	default:
 		return ""
 	}
-	r := c.fe.svc.Replication
-	switch {
-	case r.IsReplica() && c.fe.cfg.ReplicaReadOnly():
-		return "READONLY You can't write against a read only replica."
-	case c.fe.cfg.MinReplicasToWrite() > 0 && !r.Primary.EnoughReplicas():
-		return "NOREPLICAS Not enough good replicas to write."
+	if !c.isWrite(cmd, args) {
+		return ""
 	}
-	return ""
+	return msg
 }

@@ -319,8 +319,16 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	if h.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
 		return refuse(errScriptReadOnly)
 	}
-	if msg := fe.diskError(); cmd.Flags&FlagWrite != 0 && !h.wroteLocally && msg != "" { // scriptVerifyWriteCommandAllow
-		return refuse("-" + msg)
+	if cmd.Flags&FlagWrite != 0 && !h.wroteLocally { // scriptVerifyWriteCommandAllow: not once the script wrote
+		if h.caller.readOnlyReplica() {
+			return refuse("-" + errReadOnlyReplica)
+		}
+		if msg := fe.diskError(); msg != "" {
+			return refuse("-" + msg)
+		}
+		if h.caller.tooFewReplicas() {
+			return refuse("-" + errNoReplicas)
+		}
 	}
 	if !h.allowOOM && !h.wroteLocally && h.oomAtStart && cmd.Flags&FlagDenyOOM != 0 && fe.cfg.MaxMemory() > 0 {
 		return refuse(errScriptOOM)

@@ -26,16 +26,21 @@ func (f *Frontend) diskError() string {
 	return aofMsg
 }
 
-// scriptMayWrite reports whether args, a call of cmd, runs a script that
-// declared it may write: what Redis's evalGetCommandFlags and
-// fcallGetCommandFlags add CMD_WRITE for. It looks only while writes are
-// refused, so that EVAL does not hash its script twice when they are not.
-func scriptMayWrite(fe *Frontend, cmd *Command, args [][]byte) bool {
-	if fe.diskError() == "" {
-		return false
+// isWrite is Redis's is_write_command in processCommand: cmd is a write
+// command, or runs a script that declared its flags (a shebang, a
+// function) without no-writes — evalGetCommandFlags and
+// fcallGetCommandFlags put CMD_WRITE in place of the command's own — or
+// is EXEC with such a command queued (mstate.cmd_flags). Callers ask it
+// only once writes would be refused, so that EVAL does not hash its
+// script twice when they are not.
+func (c *Client) isWrite(cmd *Command, args [][]byte) bool {
+	if cmd.Internal&RunsQueue != 0 {
+		return c.tx != nil && c.tx.writes
 	}
-	flags, declared := declaredScriptFlags(fe, cmd, args)
-	return declared && flags&scripting.FlagNoWrites == 0
+	if flags, declared := declaredScriptFlags(c.fe, cmd, args); declared {
+		return flags&scripting.FlagNoWrites == 0
+	}
+	return cmd.Flags&FlagWrite != 0
 }
 
 // declaredScriptFlags returns the flags of the script args, a call of cmd,
