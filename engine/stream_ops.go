@@ -179,6 +179,22 @@ func (d DB) XLen(key []byte) (int64, error) {
 	return n, err
 }
 
+// XFirstStored is the ID of the first entry key's stream stores, deleted
+// or not (a tombstone may lead a node), or MaxStreamID when it stores
+// none: what Redis's streamGetEdgeID(s, 1, 0) finds, the threshold an
+// approximate MINID trim propagates as (streamRewriteTrimArgument).
+func (d DB) XFirstStored(key []byte) (StreamID, error) {
+	id := MaxStreamID
+	_, err := d.readAggregate(key, TypeStream, func(a aggregate) {
+		it := a.(*stream).iter(StreamID{}, MaxStreamID, false)
+		it.withTomb = true
+		if it.next(false) {
+			id = it.e.id
+		}
+	})
+	return id, err
+}
+
 // XDel is XDEL: it deletes the entries with those IDs and returns how
 // many there were. It reports whether the key exists (nil ids only look
 // it up, for the front-end's error order).

@@ -370,25 +370,38 @@ func cmdXAdd(c *Client, args [][]byte) {
 }
 
 // exactTrimArgs is args (of XADD or XTRIM) as Redis propagates an
-// approximate MAXLEN trim: "MAXLEN = <the length it left>", so that a
-// replica or a reload trims exactly as here (streamRewriteApproxSpecifier,
-// streamRewriteTrimArgument); its LIMIT stays, which an obeyed client
-// ignores (finishTrimArgs). MINID ~ goes as it came. args itself is not
-// changed.
+// approximate trim, so that a replica or a reload trims exactly as here
+// whatever its stream-node-max-entries (streamRewriteApproxSpecifier,
+// streamRewriteTrimArgument): "MAXLEN = <the length it left>", "MINID =
+// <the first ID it left>" (XFirstStored: a leading tombstone's, or the
+// largest ID when it left none). Its LIMIT
+// stays, which an obeyed client ignores (finishTrimArgs). args itself is
+// not changed.
 func (c *Client) exactTrimArgs(args [][]byte, t engine.StreamTrim) [][]byte {
 	out := append([][]byte(nil), args...)
-	if !t.Approx || t.Strategy != engine.TrimMaxLen {
+	if !t.Approx {
 		return out
 	}
-	n, err := c.db.XLen(args[1])
-	if err != nil {
-		return out
+	var left []byte
+	switch t.Strategy {
+	case engine.TrimMaxLen:
+		n, err := c.db.XLen(args[1])
+		if err != nil {
+			return out
+		}
+		left = strconv.AppendInt(nil, n, 10)
+	default:
+		first, err := c.db.XFirstStored(args[1])
+		if err != nil {
+			return out
+		}
+		left = first.AppendTo(nil)
 	}
 	kept := out[:2]
 	for i := 2; i < len(out); i++ {
 		switch {
-		case argIsC(out[i], "MAXLEN") && i+2 < len(out) && string(out[i+1]) == "~":
-			kept = append(kept, out[i], []byte("="), strconv.AppendInt(nil, n, 10))
+		case (argIsC(out[i], "MAXLEN") || argIsC(out[i], "MINID")) && i+2 < len(out) && string(out[i+1]) == "~":
+			kept = append(kept, out[i], []byte("="), left)
 			i += 2
 		default:
 			kept = append(kept, out[i])
