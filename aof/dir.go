@@ -24,6 +24,14 @@ func ReadManifest(o Options) (*Manifest, error) {
 	return ParseManifest(p, data)
 }
 
+// Exists reports whether o's directory holds an AOF for Load to read: a
+// manifest naming files, or an old single-file AOF it would upgrade. A
+// manifest that does not parse counts, so that Load reports it.
+func Exists(o Options) bool {
+	m, err := ReadManifest(o)
+	return err != nil || m.Base != nil || len(m.Incr) > 0 || isRegular(filepath.Join(o.Dir, o.FileName))
+}
+
 // writeManifest replaces the manifest atomically as Redis does: a temp
 // file, written and fsynced, renamed over the manifest, then the directory
 // fsynced so the rename and any new files in it are durable.

@@ -443,6 +443,15 @@ func (l *Log) Err() error {
 // commands and PING get while the AOF cannot be written (Redis's
 // writeCommandsDeniedByDiskError), or "" when they are accepted.
 func (l *Log) WritesRefused() string {
+	if cause := l.WriteError(); cause != "" {
+		return "MISCONF Errors writing to the AOF file: " + cause
+	}
+	return ""
+}
+
+// WriteError is the cause of WritesRefused, in strerror's words (Redis's
+// aof_last_write_errno), or "".
+func (l *Log) WriteError() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	err := l.writeErr
@@ -452,7 +461,7 @@ func (l *Log) WritesRefused() string {
 	if err == nil {
 		return ""
 	}
-	return "MISCONF Errors writing to the AOF file: " + strerror(err)
+	return strerror(err)
 }
 
 // background is Redis's once-a-second work off the event loops: under

@@ -493,7 +493,7 @@ var table = [numDirectives]directive{
 	dReplicaOf:                    {name: "replicaof", alias: "slaveof", kind: kindSpecial, flags: multiArg, def: "no one", set: setReplicaOf, get: getReplicaOf},
 	dMasterAuth:                   {name: "masterauth", kind: kindString, flags: mutable, def: ""},
 	dMasterUser:                   {name: "masteruser", kind: kindString, flags: mutable, def: ""},
-	dReplicaServeStaleData:        {name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kindBool, flags: mutable, def: "yes", inert: inertReplication},
+	dReplicaServeStaleData:        {name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kindBool, flags: mutable, def: "yes"},
 	dReplicaReadOnly:              {name: "replica-read-only", alias: "slave-read-only", kind: kindBool, flags: mutable, def: "yes"},
 	dReplicaLazyFlush:             {name: "replica-lazy-flush", alias: "slave-lazy-flush", kind: kindBool, flags: mutable, def: "no", inert: inertReplication},
 	dReplicaIgnoreMaxmemory:       {name: "replica-ignore-maxmemory", alias: "slave-ignore-maxmemory", kind: kindBool, flags: mutable, def: "yes", inert: inertReplication},

@@ -363,6 +363,10 @@ func (c *Config) MasterUser() string { return c.load().str[dMasterUser] }
 // ReplicaReadOnly refuses writes from clients on a replica.
 func (c *Config) ReplicaReadOnly() bool { return c.load().num[dReplicaReadOnly] != 0 }
 
+// ReplicaServeStaleData lets a replica whose link to its master is down
+// serve every command; with no, only those flagged stale run.
+func (c *Config) ReplicaServeStaleData() bool { return c.load().num[dReplicaServeStaleData] != 0 }
+
 // TLSReplication makes a replica reach its master over TLS.
 func (c *Config) TLSReplication() bool { return c.load().num[dTLSReplication] != 0 }
 

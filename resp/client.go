@@ -347,6 +347,10 @@ func (c *Client) exec(args [][]byte) {
 		c.reject(cmd, msg)
 		return
 	}
+	if !queued && c.staleReplica() && c.deniedWhenStale(cmd, args) { // replica-serve-stale-data no
+		c.reject(cmd, errMasterDown)
+		return
+	}
 	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {
 		c.reject(cmd, fe.busyError())
 		return

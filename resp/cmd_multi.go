@@ -36,6 +36,9 @@ type txState struct {
 	// writes: a queued command is a write (isWrite), so EXEC is refused
 	// as one when writes are (MISCONF, READONLY, NOREPLICAS).
 	writes bool
+	// denyStale: a queued command is not allowed on a stale replica
+	// (deniedWhenStale), so EXEC is not.
+	denyStale bool
 	// mayReplicate: a queued command may write, so CLIENT PAUSE WRITE
 	// holds EXEC back (cmd_pause.go).
 	mayReplicate bool
@@ -51,15 +54,11 @@ type watchedKey struct {
 // queue adds a command to the transaction and answers QUEUED.
 func (c *Client) queue(cmd *Command, args [][]byte) {
 	tx := c.tx
-	if cmd.Flags&FlagDenyOOM != 0 {
-		tx.denyOOM = true
-	}
-	if !tx.mayReplicate && c.mayReplicate(cmd, args) {
-		tx.mayReplicate = true
-	}
-	if !tx.writes && c.isWrite(cmd, args) {
-		tx.writes = true
-	}
+	f := c.commandFlags(cmd, args)
+	tx.denyOOM = tx.denyOOM || f&FlagDenyOOM != 0
+	tx.mayReplicate = tx.mayReplicate || f&(FlagWrite|FlagMayReplicate) != 0
+	tx.writes = tx.writes || f&FlagWrite != 0
+	tx.denyStale = tx.denyStale || f&FlagStale == 0
 	if !tx.aborted {
 		q := copyArgs(args)
 		tx.queue = append(tx.queue, q)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/num"
-	"github.com/tandemkv/tandem/scripting"
 )
 
 // CLIENT PAUSE, CLIENT UNPAUSE and CLIENT UNBLOCK.
@@ -84,20 +83,6 @@ func cmdClientPause(c *Client, args [][]byte) {
 func cmdClientUnpause(c *Client, _ [][]byte) {
 	c.fe.eng.Gate().Unpause()
 	c.w.Status("OK")
-}
-
-// mayReplicate is Redis's is_may_replicate_command for args, a call of
-// cmd: what CLIENT PAUSE WRITE holds back. A script that declared its
-// flags may write unless it declared no-writes; EXEC may when a command it
-// queued may.
-func (c *Client) mayReplicate(cmd *Command, args [][]byte) bool {
-	if cmd.Internal&RunsQueue != 0 && c.tx != nil && c.tx.mayReplicate {
-		return true
-	}
-	if flags, declared := declaredScriptFlags(c.fe, cmd, args); declared {
-		return flags&scripting.FlagNoWrites == 0
-	}
-	return cmd.Flags&(FlagWrite|FlagMayReplicate) != 0
 }
 
 // pausedFor reports whether a pause holds back args, a call of cmd, and

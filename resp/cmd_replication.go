@@ -204,12 +204,22 @@ func (c *Client) waitTimeoutArg(a []byte) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// The refusals of writes by replication, as Redis's processCommand and,
-// for a script's calls, scriptVerifyWriteCommandAllow.
+// The refusals by replication, as Redis's processCommand and, for a
+// script's calls, scriptVerifyWriteCommandAllow and
+// scriptVerifyAllowStale.
 const (
 	errReadOnlyReplica = "READONLY You can't write against a read only replica."
 	errNoReplicas      = "NOREPLICAS Not enough good replicas to write."
+	errMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+	errScriptStale     = "Can not execute the command on a stale replica"
 )
+
+// staleReplica reports whether this server is a replica whose link to its
+// master is down while replica-serve-stale-data is no: then only the
+// commands flagged stale run (deniedWhenStale).
+func (c *Client) staleReplica() bool {
+	return !c.obeys && !c.fe.cfg.ReplicaServeStaleData() && c.fe.svc.Replication.Stale()
+}
 
 // readOnlyReplica reports whether the client's writes are refused with
 // READONLY: this server is a read-only replica and the client is not its

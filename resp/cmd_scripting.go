@@ -87,11 +87,17 @@ const (
 	ErrFunctionNotFound  = "ERR Function not found"
 	ErrScriptWriteFlagRO = "ERR Can not execute a script with write flag using *_ro command."
 	ErrScriptOOMFlag     = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
-	ErrScriptFlushArg    = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
-	ErrFunctionFlushArg  = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
-	ErrLibraryNotFound   = "ERR Library not found"
-	ErrScriptDebugArg    = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
-	ErrScriptDebug       = "ERR SCRIPT DEBUG (the Lua debugger) is not supported"
+	// A script declaring writes, or not allow-stale, refused by the
+	// server's state (scriptPrepareForRun).
+	ErrScriptStaleFlag       = "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and 'allow-stale' flag is not set on the script."
+	ErrScriptReadOnlyReplica = "READONLY Can not run script with write flag on readonly replica"
+	ErrScriptMisconfRDB      = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only scripts."
+	ErrScriptMisconfAOF      = "MISCONF Redis is configured to persist data to AOF, but it's currently unable to persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only scripts. AOF error: "
+	ErrScriptFlushArg        = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	ErrFunctionFlushArg      = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	ErrLibraryNotFound       = "ERR Library not found"
+	ErrScriptDebugArg        = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
+	ErrScriptDebug           = "ERR SCRIPT DEBUG (the Lua debugger) is not supported"
 	// Refusals of redis.call, before the "ERR " the script adds.
 	errScriptUnknown   = "Unknown Redis command called from script"
 	errScriptArity     = "Wrong number of args calling Redis command from script"
@@ -222,18 +228,43 @@ func (c *Client) newScriptRun(h *scriptHost, args [][]byte, numkeys int) *script
 }
 
 // scriptMayRun is scriptPrepareForRun's checks of a script's declared
-// flags; it replies the refusal.
+// flags against the server's state; it replies the refusal. A command
+// refused by processCommand for the same state never gets here (the
+// flags are the command's, commandFlags) but inside EXEC, whose queue
+// may change the state it was accepted in (REPLICAOF, CONFIG SET).
 func (c *Client) scriptMayRun(flags scripting.Flags, ro bool) bool {
-	if flags&scripting.FlagEvalCompat != 0 || flags&scripting.FlagNoWrites != 0 {
+	refuse := func(msg string) bool {
+		c.w.Error(msg)
+		return false
+	}
+	if flags&scripting.FlagEvalCompat != 0 { // no shebang: Redis's backward compatible checks
+		if c.staleReplica() {
+			return refuse(errMasterDown)
+		}
 		return true
 	}
+	if flags&scripting.FlagAllowStale == 0 && c.staleReplica() {
+		return refuse(ErrScriptStaleFlag)
+	}
+	if flags&scripting.FlagNoWrites != 0 {
+		return true // no-writes implies allow-oom
+	}
+	if c.readOnlyReplica() {
+		return refuse(ErrScriptReadOnlyReplica)
+	}
+	if !c.obeys {
+		if msg := c.fe.scriptDiskError(); msg != "" {
+			return refuse(msg)
+		}
+	}
 	if ro {
-		c.w.Error(ErrScriptWriteFlagRO)
-		return false
+		return refuse(ErrScriptWriteFlagRO)
+	}
+	if c.tooFewReplicas() {
+		return refuse(errNoReplicas)
 	}
 	if flags&scripting.FlagAllowOOM == 0 && c.fe.overMemory() {
-		c.w.Error(ErrScriptOOMFlag)
-		return false
+		return refuse(ErrScriptOOMFlag)
 	}
 	return true
 }
@@ -312,6 +343,9 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, string) {
 	}
 	if cmd.Flags&FlagNoScript != 0 && !fe.debug.allowNoScript.Load() {
 		return refuse(errScriptNoScript)
+	}
+	if cmd.Flags&FlagStale == 0 && h.caller.staleReplica() { // scriptVerifyAllowStale
+		return refuse(errScriptStale)
 	}
 	if msg := h.caller.scriptACLDenied(cmd, args); msg != "" { // the caller's user (acl.go)
 		return refuse(msg)

@@ -25,6 +25,9 @@ import (
 type Replay struct {
 	c    *Client
 	note propagate.Note // an item annotation waiting for its SET
+	// inSection: the caller holds the keyspace exclusively
+	// (NewSectionReplay).
+	inSection bool
 }
 
 // ErrReplayUnknown is Apply's error for a command the table lacks.
@@ -43,6 +46,17 @@ func (f *Frontend) NewReplay() *Replay {
 	c.expiryAt = 1
 	c.db = c.db.At(c.expiryAt)
 	return &Replay{c: c}
+}
+
+// NewSectionReplay returns a replaying client for a caller that holds
+// the keyspace exclusively (DEBUG LOADAOF): its commands run without
+// entering the gate — a transaction or a script the file holds runs as it
+// would inside EXEC — and their effects feed no sink, as Redis's loading
+// propagates nothing (server.dirty = 0).
+func (f *Frontend) NewSectionReplay() *Replay {
+	r := f.NewReplay()
+	r.inSection, r.c.inExclusive = true, true
+	return r
 }
 
 // Apply runs one command; its error is a command the table lacks or one
@@ -99,6 +113,13 @@ func (r *Replay) DB() int { return r.c.db.Num() }
 // stream's order, its effects fed, its reply dropped.
 func (r *Replay) apply(fn func(c *Client)) {
 	c := r.c
+	if r.inSection {
+		fn(c)
+		c.fx.ops.Reset()
+		c.events.Flush()
+		c.w.Buf = c.w.Buf[:0]
+		return
+	}
 	gate := c.fe.eng.Gate()
 	gate.EnterWait()
 	c.gateHeld = true

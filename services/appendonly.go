@@ -84,24 +84,9 @@ func (a *AppendOnly) LoadAtStart(r Replayer) (bool, error) {
 		return false, nil
 	}
 	o := a.options()
-	start := time.Now()
-	stats, err := aof.Load(o, aof.LoadCallbacks{
-		Base: func(br *bufio.Reader) error {
-			_, err := a.s.Persist.ReadRDB(br, snapshot.OntoMerge)
-			return err
-		},
-		Command: func(args [][]byte) error {
-			if err := r.Apply(args); err != nil {
-				return fmt.Errorf("%w: %v", aof.ErrUnknownCommand, err)
-			}
-			return nil
-		},
-	})
+	stats, err := a.load(o, r)
 	if err != nil {
 		return true, err
-	}
-	if stats.Status != aof.LoadNotExist {
-		a.s.Log.Info("DB loaded from append only file", "seconds", time.Since(start).Seconds(), "commands", stats.Commands)
 	}
 	log, err := aof.Open(o, func(w io.Writer, kind aof.BaseKind) error {
 		return cmdbase.WriteBase(w, kind, func(w io.Writer) error {
@@ -117,6 +102,61 @@ func (a *AppendOnly) LoadAtStart(r Replayer) (bool, error) {
 	a.attachLocked(log)
 	a.mu.Unlock()
 	return true, nil
+}
+
+// load reads the directory o names into the keyspace: the base through
+// the RDB loader, the commands through r.
+func (a *AppendOnly) load(o aof.Options, r Replayer) (aof.LoadStats, error) {
+	start := time.Now()
+	stats, err := aof.Load(o, aof.LoadCallbacks{
+		Base: func(br *bufio.Reader) error {
+			_, err := a.s.Persist.ReadRDB(br, snapshot.OntoMerge)
+			return err
+		},
+		Command: func(args [][]byte) error {
+			if err := r.Apply(args); err != nil {
+				return fmt.Errorf("%w: %v", aof.ErrUnknownCommand, err)
+			}
+			return nil
+		},
+	})
+	if err == nil && stats.Status != aof.LoadNotExist {
+		a.s.Log.Info("DB loaded from append only file", "seconds", time.Since(start).Seconds(), "commands", stats.Commands)
+	}
+	return stats, err
+}
+
+// ErrNoAOF is DEBUG LOADAOF's refusal when the directory holds no AOF.
+var ErrNoAOF = errors.New("ERR no append only file to load")
+
+// Reload is DEBUG LOADAOF, for a caller that holds the keyspace
+// exclusively: the log's buffer is written (under appendfsync always,
+// synced), then the keyspace and the functions are emptied and the
+// directory loaded again through r, whose writes must feed no sink (as
+// Redis's loading, server.dirty = 0). Where Redis exits — no AOF, or one
+// that does not load — Tandem refuses: with no AOF before emptying
+// anything; with a damaged one, keeping what it loaded, the error naming
+// the file and offset.
+func (a *AppendOnly) Reload(r Replayer) error {
+	a.mu.Lock()
+	log := a.log
+	a.mu.Unlock()
+	if log != nil {
+		if err := log.Flush(); err != nil {
+			return err
+		}
+	}
+	o := a.options()
+	if !aof.Exists(o) {
+		return ErrNoAOF
+	}
+	a.s.Engine.FlushAll()
+	a.s.Scripts.Functions.Flush()
+	_, err := a.load(o, r)
+	if err == nil {
+		a.s.Log.Warn("Append Only File loaded by DEBUG LOADAOF")
+	}
+	return err
 }
 
 // attachLocked makes log the stream's AOF sink.
@@ -369,6 +409,14 @@ func (a *AppendOnly) Run(ctx context.Context) {
 func (a *AppendOnly) WritesRefused() string {
 	if log := a.cur.Load(); log != nil {
 		return log.WritesRefused()
+	}
+	return ""
+}
+
+// WriteError is the cause of WritesRefused, in strerror's words, or "".
+func (a *AppendOnly) WriteError() string {
+	if log := a.cur.Load(); log != nil {
+		return log.WriteError()
 	}
 	return ""
 }

@@ -162,6 +162,17 @@ func (r *Replication) Restore(info snapshot.ReplInfo, expired []snapshot.Dropped
 // IsReplica reports whether this server replicates a master.
 func (r *Replication) IsReplica() bool { return r.replica.Load() }
 
+// Stale reports whether this server is a replica whose link to its
+// master is not up (Redis's masterhost && repl_state !=
+// REPL_STATE_CONNECTED): what replica-serve-stale-data no refuses on.
+func (r *Replication) Stale() bool {
+	if !r.IsReplica() {
+		return false
+	}
+	role := r.Primary.Role()
+	return !role.Master && role.State != "connected"
+}
+
 // SetReplayer gives the replication the replaying client it applies a
 // master's stream with (the composition root's: the Redis front-end's),
 // and the port this server listens on, for REPLCONF listening-port.
