@@ -8,11 +8,14 @@
 # Debian's source package of the installed redis-server (apt-get source
 # into a private apt directory; kept in ~/.cache/tandem/redis-<version>).
 # Tandem is built from this checkout and started with DEBUG enabled,
-# maxmemory 0 and noeviction, as redis-server runs by default. Units
-# tagged needs:debug switch on AOF or replication, which Tandem has not
-# yet: they are left out (--tags -needs:debug), as are tests that need
-# SYNC. Each unit prints its [ok]/[err] lines and a count; the script
-# exits non-zero when a unit has an [err] or an [exception].
+# maxmemory 0 and noeviction, as redis-server runs by default; TANDEM_ARGS
+# adds to its command line (TANDEM_ARGS="--appendonly yes" for the tests
+# that DEBUG LOADAOF what their server's AOF holds: in external-server
+# mode their appendonly override is a CONFIG SET, whose rewrite may still
+# run). Tests tagged needs:debug and needs:repl (DEBUG LOADAOF, the
+# replication stream read over SYNC) run too. Each unit prints its
+# [ok]/[err] lines and a count; the script exits non-zero when a unit has
+# an [err] or an [exception].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,7 +52,7 @@ go build -o "$work/tandem" ./cmd/tandem
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 start() {
 	"$work/tandem" --port "$port" --memcached-port 0 --dir "$work" --save "" \
-		--enable-debug-command yes --maxmemory 0 --maxmemory-policy noeviction > "$work/tandem.log" 2>&1 &
+		--enable-debug-command yes --maxmemory 0 --maxmemory-policy noeviction ${TANDEM_ARGS:-} > "$work/tandem.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do redis-cli -p "$port" ping > /dev/null 2>&1 && return; sleep 0.1; done
 	echo "Tandem did not start:" >&2; cat "$work/tandem.log" >&2; exit 1
@@ -59,7 +62,7 @@ for unit in "${units[@]}"; do
 	start
 	out="$work/$(echo "$unit" | tr / _).out"
 	(cd "$src" && tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" --single "$unit" \
-		--clients 1 --tags -needs:debug --tags -needs:repl ${extra[@]+"${extra[@]}"}) 2>&1 |
+		--clients 1 ${extra[@]+"${extra[@]}"}) 2>&1 |
 		sed 's/\x1b\[[0-9;]*m//g' > "$out" || true
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
 	grep -E '^\[(err|exception)\]' "$out" || true
