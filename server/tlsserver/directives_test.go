@@ -35,6 +35,23 @@ func runNode(t *testing.T, args ...string) (done chan int, stop func()) {
 	return done, func() { sigs <- syscall.SIGTERM }
 }
 
+// runPlainNode runs a node without TLS ports or memcached and returns a
+// client of its Redis port once it answers, with runNode's exit channel
+// and stop function.
+func runPlainNode(t *testing.T) (c *redis.Client, done chan int, stop func()) {
+	t.Helper()
+	port := freePort(t)
+	done, stop = runNode(t, "--port", strconv.Itoa(port), "--memcached-port", "0")
+	c = redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1, Protocol: 2})
+	t.Cleanup(func() { c.Close() })
+	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no node")
+		}
+	}
+	return c, done, stop
+}
+
 // expectStartFails runs a node on args and fails the test unless Run
 // refuses to start (a non-zero exit) within 10 s.
 func expectStartFails(t *testing.T, what string, args ...string) {
@@ -72,16 +89,8 @@ func TestStartWithEncryptedKey(t *testing.T) {
 // load; tls-replication yes at start loads them (a bad one refuses
 // start-up).
 func TestTLSOffAcceptsAnyFile(t *testing.T) {
-	port := freePort(t)
-	done, stop := runNode(t, "--port", strconv.Itoa(port), "--memcached-port", "0")
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1, Protocol: 2})
-	defer c.Close()
+	c, done, stop := runPlainNode(t)
 	ctx := context.Background()
-	for deadline := time.Now().Add(10 * time.Second); c.Ping(ctx).Err() != nil; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no node")
-		}
-	}
 	if err := c.Do(ctx, "CONFIG", "SET", "tls-cert-file", "/nonexistent", "tls-key-file", "/nonexistent").Err(); err != nil {
 		t.Fatalf("without TLS: %v", err)
 	}
@@ -180,16 +189,8 @@ func TestTLSReplicationTurnedOnWhileReplicaDials(t *testing.T) {
 			c.Close()
 		}
 	}()
-	port := freePort(t)
-	done, stop := runNode(t, "--port", strconv.Itoa(port), "--memcached-port", "0")
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1, Protocol: 2})
-	defer c.Close()
+	c, done, stop := runPlainNode(t)
 	ctx := context.Background()
-	for deadline := time.Now().Add(10 * time.Second); c.Ping(ctx).Err() != nil; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no node")
-		}
-	}
 	mport := master.Addr().(*net.TCPAddr).Port
 	if err := c.Do(ctx, "REPLICAOF", "127.0.0.1", strconv.Itoa(mport)).Err(); err != nil {
 		t.Fatal(err)
