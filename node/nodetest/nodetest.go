@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,15 +18,26 @@ import (
 	"github.com/tandemkv/tandem/node"
 )
 
-// FreePort returns a loopback port that was free a moment ago.
+// handedOut are the ports FreePort returned in this process: the kernel
+// may give a port just closed to the next bind of port 0, and a test that
+// asks for two ports (port, memcached-port) must get two.
+var handedOut sync.Map // int → struct{}
+
+// FreePort returns a loopback port that was free a moment ago, never one
+// it returned before in this process.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if _, dup := handedOut.LoadOrStore(port, struct{}{}); !dup {
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Start runs a node configured by args (--directive value …, as the
