@@ -57,7 +57,7 @@ func (p *Primary) Cron() {
 	if period < 1 {
 		period = 1
 	}
-	if p.cronLoops%period == 0 && len(p.links) > 0 && p.replica == nil {
+	if p.cronLoops%period == 0 && len(p.links) > 0 && p.replica == nil && !p.holdPing {
 		p.feedLocked(p.seldb, pingCommand)
 	}
 	p.cronLoops++

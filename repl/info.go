@@ -30,6 +30,7 @@ type Info struct {
 	SlavePriority      int // replica-priority
 	SlaveReadOnly      bool
 	ReplicaAnnouncedOn bool // replica-announced
+	FailoverState      FailoverState
 }
 
 // ReplicaInfo is the replica half of INFO replication.
@@ -98,6 +99,7 @@ func (p *Primary) Info() Info {
 		SecondOffset:    p.secondOffset,
 		BacklogActive:   p.backlog != nil,
 		BacklogSize:     p.cfg.BacklogSize,
+		FailoverState:   p.failover,
 	}
 	if p.backlog != nil {
 		in.BacklogFirstByte = p.backlog.first
@@ -206,7 +208,7 @@ func (in *Info) Append(b []byte) []byte {
 		line("slave"+strconv.Itoa(i), "ip="+s.IP+",port="+strconv.Itoa(s.Port)+",state="+s.State+
 			",offset="+i64(s.Offset)+",lag="+i64(s.Lag))
 	}
-	line("master_failover_state", "no-failover")
+	line("master_failover_state", in.FailoverState.String())
 	line("master_replid", in.ReplID)
 	line("master_replid2", in.ReplID2)
 	line("master_repl_offset", i64(in.Offset))

@@ -46,6 +46,8 @@ type Primary struct {
 	ackWanted    bool
 	cronLoops    int64
 	syncing      bool // a full sync's snapshot is being made or sent
+	failover     FailoverState
+	holdPing     bool // a failover with a timeout waits: no PING (SetFailover)
 
 	replica *Replica     // non-nil while this server replicates a master
 	cached  *cachedState // the master state a PSYNC continues from

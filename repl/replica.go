@@ -35,6 +35,11 @@ type ReplicaOptions struct {
 	// Dial opens the connection; nil is a TCP dial bounded by
 	// repl-timeout. A TLS replication link dials here.
 	Dial func(addr string, timeout time.Duration) (net.Conn, error)
+	// Failover makes the first PSYNC that gets a reply a PSYNC <replid>
+	// <offset> FAILOVER: this master, failed over to its replica, asks
+	// it to take over (FAILOVER). Callbacks.FailoverPSYNC hears the
+	// outcome.
+	Failover bool
 }
 
 // Callbacks are what the replica does with what its master sends.
@@ -54,6 +59,13 @@ type Callbacks struct {
 	Apply func(db int, args [][]byte) error
 	// Log receives the link's events (connecting, sync, errors).
 	Log func(msg string)
+	// FailoverPSYNC reports, with ReplicaOptions.Failover, what became
+	// of PSYNC … FAILOVER: accepted (+CONTINUE or +FULLRESYNC, the
+	// target is now the master) or not (refused, or not sent: a write
+	// error), as Redis's syncWithMaster clears or aborts the failover
+	// there. It runs on the link's goroutine: it must not block, nor
+	// stop the link itself.
+	FailoverPSYNC func(accepted bool)
 }
 
 // replState is the replica's repl_state, as ROLE names it.
@@ -93,6 +105,7 @@ type Replica struct {
 	usingMark     bool
 	db            int
 	everConnected bool
+	failover      bool // the next PSYNC says FAILOVER (ReplicaOptions.Failover)
 
 	wmu    sync.Mutex // one writer on the master connection
 	stop   chan struct{}
@@ -119,7 +132,7 @@ func (p *Primary) StartReplica(o ReplicaOptions, cb Callbacks) *Replica {
 	if old == nil && !o.AtStartup {
 		p.cached = &cachedState{replid: p.replid, off: p.offset, db: -1}
 	}
-	r := &Replica{p: p, o: o, cb: cb, state: replConnect, db: 0,
+	r := &Replica{p: p, o: o, cb: cb, state: replConnect, db: 0, failover: o.Failover,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if p.cached != nil {
 		r.reploff, r.readOff = p.cached.off, p.cached.off
@@ -446,17 +459,39 @@ func (r *Replica) session() error {
 		psyncID = cached.replid
 		psyncOff = strconv.FormatInt(cached.off+1, 10)
 	}
+	failover := r.failover
 	r.p.mu.Unlock()
-	if err := write(propagate.AppendCommand(nil, []byte("PSYNC"), []byte(psyncID), []byte(psyncOff))); err != nil {
+	psync := [][]byte{[]byte("PSYNC"), []byte(psyncID), []byte(psyncOff)}
+	if failover {
+		psync = append(psync, []byte("FAILOVER"))
+	}
+	if err := write(propagate.AppendCommand(nil, psync...)); err != nil {
+		if failover {
+			r.failoverDone(false)
+		}
 		return err
 	}
 	for {
 		reply, err = readLine()
 		if err != nil {
-			return err
+			return err // the failover stays in progress: the next session asks again, as Redis
 		}
 		if reply != "" { // newlines while the master prepares
 			break
+		}
+	}
+	if failover {
+		// Redis's FAILOVER expects +CONTINUE, but a full resync completes
+		// it too; any other reply aborts it.
+		accepted := strings.HasPrefix(reply, "+FULLRESYNC") || strings.HasPrefix(reply, "+CONTINUE")
+		if accepted && strings.HasPrefix(reply, "+CONTINUE") {
+			r.continueSync(strings.TrimSpace(strings.TrimPrefix(reply, "+CONTINUE")), cached)
+			r.failoverDone(true)
+			return r.stream(conn, br, timeout)
+		}
+		r.failoverDone(accepted)
+		if !accepted {
+			return fmt.Errorf("Failover target rejected psync request: %s", reply)
 		}
 	}
 	switch {
@@ -479,6 +514,16 @@ func (r *Replica) session() error {
 		return fmt.Errorf("Unexpected reply to PSYNC from master: %s", reply)
 	}
 	return r.stream(conn, br, timeout)
+}
+
+// failoverDone ends the PSYNC … FAILOVER: later PSYNCs are plain ones.
+func (r *Replica) failoverDone(accepted bool) {
+	r.p.mu.Lock()
+	r.failover = false
+	r.p.mu.Unlock()
+	if r.cb.FailoverPSYNC != nil {
+		r.cb.FailoverPSYNC(accepted)
+	}
 }
 
 // continueSync resumes the cached history (+CONTINUE [<replid>]); a new

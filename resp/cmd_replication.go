@@ -24,6 +24,7 @@ func replicationCommands() []*Command {
 		{Name: "sync", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Internal command used for replication", Run: cmdSync},
 		{Name: "replicaof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "5.0.0", Summary: "Make the server a replica of another instance, or promote it as master.", Run: cmdReplicaOf},
 		{Name: "slaveof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, ACL: admin, Group: "server", Since: "1.0.0", Summary: "Make the server a replica of another instance, or promote it as master.", Run: cmdReplicaOf},
+		failoverCommand(),
 		{Name: "role", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast, ACL: admin, Group: "server", Since: "2.8.12", Summary: "Return the role of the instance in the context of replication", Run: cmdRole},
 		{Name: "wait", Arity: 3, Flags: FlagNoScript, ACL: []string{"-@keyspace", "@connection"}, Group: "generic", Since: "3.0.0", Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", Run: cmdWait},
 	}
@@ -60,6 +61,16 @@ func cmdReplconf(c *Client, args [][]byte) {
 // cmdSync is PSYNC replid offset and SYNC: +CONTINUE or +FULLRESYNC and
 // the RDB go out through the link.
 func cmdSync(c *Client, args [][]byte) {
+	if c.link != nil && c.link.Attached() {
+		return // already a replica: ignored, as Redis
+	}
+	if len(args) > 3 && argIs(args[0], "PSYNC") && argIsC(args[3], "FAILOVER") && !psyncFailover(c, args) {
+		return
+	}
+	if c.fe.svc.Replication.FailingOver() { // don't let replicas sync with us meanwhile
+		c.w.Error("NOMASTERLINK Can't SYNC while failing over")
+		return
+	}
 	if len(c.w.Buf) > 0 { // replies of this batch not sent yet, as Redis's clientHasPendingReplies
 		c.w.Buf = append(c.w.Buf, repl.ReplyPendingOutput...)
 		return
@@ -70,6 +81,10 @@ func cmdSync(c *Client, args [][]byte) {
 // cmdReplicaOf is REPLICAOF host port | NO ONE.
 func cmdReplicaOf(c *Client, args [][]byte) {
 	r := c.fe.svc.Replication
+	if r.FailingOver() {
+		c.w.Error("ERR REPLICAOF not allowed while failing over.")
+		return
+	}
 	if strings.EqualFold(string(args[1]), "no") && strings.EqualFold(string(args[2]), "one") {
 		if r.IsReplica() {
 			// The link's goroutine may be applying a command, in the gate

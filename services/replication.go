@@ -37,6 +37,8 @@ type Replication struct {
 	// dialTLS dials a master over TLS (tls-replication), with the
 	// configuration the composition root's TLS ports use.
 	dialTLS func(addr string, timeout time.Duration) (net.Conn, error)
+
+	fo failoverState // FAILOVER (failover.go)
 }
 
 // SetTLSDialer gives the replication the TLS dialer tls-replication
@@ -193,6 +195,12 @@ var ErrNoReplayer = errors.New("ERR replication is not wired to a front-end")
 // ReplicaOf makes this server a replica of host:port (REPLICAOF, the
 // replicaof directive at start: atStartup).
 func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
+	return r.replicaOf(host, port, atStartup, nil)
+}
+
+// replicaOf is ReplicaOf; a failover (non-nil) makes the first PSYNC a
+// PSYNC … FAILOVER and hears its outcome (repl.Callbacks.FailoverPSYNC).
+func (r *Replication) replicaOf(host string, port int, atStartup bool, failover func(accepted bool)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.replay == nil {
@@ -223,7 +231,8 @@ func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
 		return net.DialTimeout("tcp", addr, timeout)
 	}
 	r.link = r.Primary.StartReplica(repl.ReplicaOptions{Host: host, Port: port, User: c.MasterUser(), Pass: c.MasterAuth(),
-		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup, Dial: dial},
+		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup, Dial: dial,
+		Failover: failover != nil},
 		repl.Callbacks{
 			Load: func(rd io.Reader) (int, error) {
 				r.s.Engine.FlushAll()
@@ -234,8 +243,9 @@ func (r *Replication) ReplicaOf(host string, port int, atStartup bool) error {
 				}
 				return 0, err
 			},
-			Apply: func(_ int, args [][]byte) error { return replay.Apply(args) },
-			Log:   func(msg string) { r.s.Log.Info(msg) },
+			Apply:         func(_ int, args [][]byte) error { return replay.Apply(args) },
+			Log:           func(msg string) { r.s.Log.Info(msg) },
+			FailoverPSYNC: failover,
 		})
 	return nil
 }
@@ -264,6 +274,7 @@ func (r *Replication) Master() (addr string, ok bool) {
 
 // Close ends the link and the replicas' connections at shutdown.
 func (r *Replication) Close() {
+	r.stopFailover()
 	r.NoOne()
 	r.Primary.Close()
 }

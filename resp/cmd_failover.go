@@ -1,0 +1,103 @@
+package resp
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tandemkv/tandem/internal/num"
+	"github.com/tandemkv/tandem/services"
+)
+
+// FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds], Redis
+// 7.0's coordinated failover (services/failover.go runs it), and the
+// target's side: PSYNC <replid> <offset> FAILOVER promotes a replica
+// whose master's history it names (cmdSync).
+
+func failoverCommand() *Command {
+	return &Command{Name: "failover", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagStale, ACL: []string{"@admin", "@dangerous"},
+		Group: "server", Since: "6.2.0", Summary: "Start a coordinated failover between this server and one of its replicas.", Run: cmdFailover}
+}
+
+// cmdFailover parses as failoverCommand does: ABORT only alone, each
+// option once, an integer checked where it stands; then the state checks
+// and the start, whose write pause needs an exclusive section.
+func cmdFailover(c *Client, args [][]byte) {
+	r := c.fe.svc.Replication
+	if len(args) == 2 && argIsC(args[1], "ABORT") {
+		var err error
+		c.withoutGate(func() { err = r.AbortFailover() }) // it may stop the link a switch started
+		if err != nil {
+			c.w.Error(err.Error())
+			return
+		}
+		c.w.Status("OK")
+		return
+	}
+	var o services.FailoverOptions
+	var timeout int64
+	for j := 1; j < len(args); j++ {
+		switch {
+		case argIsC(args[j], "TIMEOUT") && j+1 < len(args) && timeout == 0:
+			ms, ok := c.intArg(args[j+1])
+			if !ok {
+				return
+			}
+			if ms <= 0 {
+				c.w.Error("ERR FAILOVER timeout must be greater than 0")
+				return
+			}
+			timeout = ms
+			j++
+		case argIsC(args[j], "TO") && j+2 < len(args) && !o.HasTarget:
+			port, ok := num.ParseInt(args[j+2])
+			if !ok {
+				c.w.Error(ErrNotInteger)
+				return
+			}
+			o.HasTarget, o.Host, o.Port = true, cString(args[j+1]), int(port)
+			j += 2
+		case argIsC(args[j], "FORCE") && !o.Force:
+			o.Force = true
+		default:
+			c.w.Error(ErrSyntax)
+			return
+		}
+	}
+	o.Timeout = time.Duration(timeout) * time.Millisecond
+	var err error
+	c.exclusive(func() { err = r.Failover(o) })
+	if err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.w.Status("OK")
+}
+
+// cString is arg as a C string: up to its first NUL.
+func cString(arg []byte) string {
+	s := string(arg)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// psyncFailover is syncCommand's PSYNC … FAILOVER: a replica asked by its
+// master, which names the history this replica follows, becomes a master
+// (as REPLICAOF NO ONE) and then serves the PSYNC, which continues. It
+// reports false when it replied an error.
+func psyncFailover(c *Client, args [][]byte) bool {
+	r := c.fe.svc.Replication
+	c.fe.log.Warn("Failover request received for replid " + cString(args[1]) + ".")
+	if !r.IsReplica() {
+		c.w.Error("ERR PSYNC FAILOVER can't be sent to a master.")
+		return false
+	}
+	if !strings.EqualFold(cString(args[1]), r.Primary.ReplID()) {
+		c.w.Error("ERR PSYNC FAILOVER replid must match my replid.")
+		return false
+	}
+	c.withoutGate(r.NoOne) // see cmdReplicaOf's NO ONE
+	c.fe.log.Info("MASTER MODE enabled (failover request from '" + c.describe() + "')")
+	return true
+}
