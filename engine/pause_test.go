@@ -44,6 +44,44 @@ func TestPauseModes(t *testing.T) {
 	}
 }
 
+// TestPausePurposes: each purpose lifts only its own pause; the pause in
+// force is the strictest, and when a stricter one ends the others still
+// hold, the clients it alone held being woken.
+func TestPausePurposes(t *testing.T) {
+	e, clock := newTestEngine(t, 2)
+	g := e.Gate()
+	g.PauseFor(PauseDuringFailover, PauseWrite, 1<<62)
+	g.Pause(PauseAll, clock.NowMs()+50)
+	if !g.Paused(false) {
+		t.Fatal("ALL over the failover's WRITE: reads run")
+	}
+	woken := make(chan struct{}, 1)
+	g.WhenUnpaused(func() { woken <- struct{}{} })
+	clock.Advance(51 * time.Millisecond)
+	if g.Paused(false) || !g.Paused(true) {
+		t.Errorf("after CLIENT PAUSE's end: reads %v, writes %v", g.Paused(false), g.Paused(true))
+	}
+	select {
+	case <-woken:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a client held by the ended ALL was not woken")
+	}
+	g.Pause(PauseWrite, clock.NowMs()+60_000)
+	g.UnpauseFor(PauseDuringFailover)
+	if !g.Paused(true) {
+		t.Error("the failover's end lifted CLIENT PAUSE")
+	}
+	g.PauseFor(PauseDuringFailover, PauseWrite, 1<<62)
+	g.Unpause()
+	if !g.Paused(true) {
+		t.Error("CLIENT UNPAUSE lifted the failover's pause")
+	}
+	g.UnpauseFor(PauseDuringFailover)
+	if g.Paused(true) {
+		t.Error("paused with no purpose left")
+	}
+}
+
 func TestPauseWakes(t *testing.T) {
 	e, clock := newTestEngine(t, 2)
 	g := e.Gate()

@@ -134,7 +134,7 @@ func TestShutdown(t *testing.T) {
 	if !env.fe.eng.Gate().Paused(true) {
 		t.Error("writes were not paused by SHUTDOWN")
 	}
-	env.fe.eng.Gate().Unpause()
+	env.fe.eng.Gate().UnpauseFor(engine.PauseDuringShutdown)
 	env.cfg.Set([2]string{"dir", dir})
 	c2 := env.client()
 	c2.expect("+OK\r\n", "SET", "k", "v")

@@ -110,7 +110,7 @@ func (r *Replication) Failover(o FailoverOptions) error {
 	f.state = repl.FailoverWaitSync
 	f.gen++
 	f.stop = make(chan struct{})
-	r.s.Engine.Gate().Pause(engine.PauseWrite, math.MaxInt64)
+	r.s.Engine.Gate().PauseFor(engine.PauseDuringFailover, engine.PauseWrite, math.MaxInt64)
 	r.Primary.SetFailover(repl.FailoverWaitSync, o.Timeout > 0)
 	go r.watchFailover(f.gen, f.stop)
 	return nil
@@ -243,7 +243,7 @@ func (r *Replication) clearFailover() {
 	}
 	f.mu.Unlock()
 	r.Primary.SetFailover(repl.NoFailover, false)
-	r.s.Engine.Gate().Unpause()
+	r.s.Engine.Gate().UnpauseFor(engine.PauseDuringFailover)
 }
 
 // stopFailover ends the wait's goroutine at shutdown.

@@ -43,7 +43,7 @@ func (s *Services) PrepareShutdown(o ShutdownOptions) error {
 // it in an exclusive section of the engine's gate, so that no write is
 // half done.
 func (s *Services) PauseWritesForShutdown() {
-	s.Engine.Gate().Pause(engine.PauseWrite, math.MaxInt64)
+	s.Engine.Gate().PauseFor(engine.PauseDuringShutdown, engine.PauseWrite, math.MaxInt64)
 }
 
 // FinishShutdown runs once writes are paused: unless o.Now, the replicas
@@ -65,7 +65,7 @@ func (s *Services) FinishShutdown(o ShutdownOptions) error {
 	}()
 	fail := func(msg string, args ...any) error {
 		s.Log.Warn(msg, args...)
-		s.Engine.Gate().Unpause()
+		s.Engine.Gate().UnpauseFor(engine.PauseDuringShutdown)
 		return ErrShutdown
 	}
 	if !s.waitForReplicas(o, abort) {
