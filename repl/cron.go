@@ -35,8 +35,8 @@ var pingCommand = propagate.AppendCommand(nil, []byte("ping"))
 func (p *Primary) sendGetAck() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.ackWanted {
-		return
+	if !p.ackWanted || p.failover != NoFailover {
+		return // during a failover's pause, later (SetFailover), as Redis's beforeSleep
 	}
 	p.ackWanted = false
 	if p.replica == nil {

@@ -27,15 +27,24 @@ func (s FailoverState) String() string {
 	return "no-failover"
 }
 
-// SetFailover records the failover's state for INFO. holdPing stops the
-// cron's PING into the stream, as Redis does during a failover with a
-// timeout ("manual_failover_in_progress"): a PING would move the offset
+// SetFailover records the failover's state for INFO. While one is in
+// progress no REPLCONF GETACK goes into the stream (a WAIT's is sent
+// after it: Redis sends none while clients are paused), and holdPing
+// stops the cron's PING too, as Redis does during a failover with a
+// timeout ("manual_failover_in_progress"): both would move the offset
 // the replicas must reach.
 func (p *Primary) SetFailover(s FailoverState, holdPing bool) {
 	p.mu.Lock()
 	p.failover = s
 	p.holdPing = holdPing && s != NoFailover
+	wanted := p.ackWanted && s == NoFailover
 	p.mu.Unlock()
+	if wanted { // the GETACK a WAIT asked for meanwhile
+		select {
+		case p.wakeAck <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Replicas is the number of attached replicas, in any state (Redis's

@@ -80,7 +80,17 @@ func TestFailoverStateAndPing(t *testing.T) {
 	if p.Offset() != off {
 		t.Fatalf("PING fed while the failover holds it: %d -> %d", off, p.Offset())
 	}
+	// A WAIT meanwhile gets its GETACK once the failover is over.
+	cancel := p.WaitAsync(1, off+1, 0, func(int) {})
+	defer cancel()
+	time.Sleep(20 * time.Millisecond)
+	p.sendGetAck()
+	if p.Offset() != off {
+		t.Fatal("GETACK fed during the failover")
+	}
 	p.SetFailover(NoFailover, false)
+	waitFor(t, "the GETACK after the failover", func() bool { return p.Offset() > off })
+	off = p.Offset()
 	clk.advance(time.Second)
 	p.Cron()
 	if p.Offset() == off {
