@@ -162,6 +162,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	rep := n.Services.Replication
 	rep.SetReplayer(func() services.Replayer { return n.Redis.NewReplay() }, cfg.Port())
 	rep.SetTLSDialer(n.dialTLSPeer)
+	rep.OnReplica(n.Redis.UnblockForReplica)
 	defer rep.Close()
 	if host, port, ok := cfg.ReplicaOf(); ok { // the replicaof directive
 		if err := rep.ReplicaOf(host, port, true); err != nil {

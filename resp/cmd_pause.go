@@ -114,6 +114,9 @@ func (c *Client) pausedFor(cmd *Command, args [][]byte) bool {
 type unblockRequest struct {
 	gen       uint64
 	withError bool
+	// roleChange: this master turned replica (UnblockForReplica); the
+	// client gets Redis's UNBLOCKED error and is closed after it.
+	roleChange bool
 }
 
 // cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 if the client
@@ -168,9 +171,13 @@ func (c *Client) takeUnblock(b *blockState) bool {
 		b.resume() // what it waited for arrived first
 		return true
 	}
-	if r.withError {
+	switch {
+	case r.roleChange:
+		c.w.Error(errUnblockedRoleChange)
+		c.closeAfter = true
+	case r.withError:
 		c.w.Error(errUnblockedByUser)
-	} else {
+	default:
 		b.timedOut()
 	}
 	return true

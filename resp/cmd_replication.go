@@ -30,6 +30,25 @@ func replicationCommands() []*Command {
 	}
 }
 
+// errUnblockedRoleChange is Redis's disconnectAllBlockedClients error.
+const errUnblockedRoleChange = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
+
+// UnblockForReplica is disconnectAllBlockedClients, for a master turning
+// replica (REPLICAOF host port, FAILOVER's switch): every client blocked
+// in a blocking command gets the UNBLOCKED error and is closed after it;
+// those a pause holds back are not (their command runs from the start,
+// to meet -READONLY). Each client's own loop does it (takeUnblock).
+func (f *Frontend) UnblockForReplica() {
+	f.clients.Range(func(_, v any) bool {
+		t := v.(*Client)
+		if b := t.blocked.Load(); b == blockedForever || b == blockedWithTimeout {
+			t.unblockReq.Store(&unblockRequest{gen: t.blockGen.Load(), roleChange: true})
+			t.wake()
+		}
+		return true
+	})
+}
+
 // replicaConn is a client's connection as a replica's (repl.ReplicaConn).
 type replicaConn struct{ c *Client }
 

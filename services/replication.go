@@ -39,6 +39,19 @@ type Replication struct {
 	dialTLS func(addr string, timeout time.Duration) (net.Conn, error)
 
 	fo failoverState // FAILOVER (failover.go)
+
+	// onReplica runs when this server turns replica of a master (or
+	// switches masters): the front-end's blocked clients are let go.
+	onReplica func()
+}
+
+// OnReplica sets what runs each time this server becomes a replica of a
+// master, as Redis's replicationSetMaster disconnects its blocked
+// clients (SetReplayer's caller: the composition root).
+func (r *Replication) OnReplica(fn func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onReplica = fn
 }
 
 // SetTLSDialer gives the replication the TLS dialer tls-replication
@@ -247,6 +260,9 @@ func (r *Replication) replicaOf(host string, port int, atStartup bool, failover 
 			Log:           func(msg string) { r.s.Log.Info(msg) },
 			FailoverPSYNC: failover,
 		})
+	if r.onReplica != nil {
+		r.onReplica()
+	}
 	return nil
 }
 

@@ -299,6 +299,8 @@ func foTranscript(t *testing.T, p *foPair) []string {
 
 	// TO … FORCE switches after the timeout though the target is behind;
 	// the write held meanwhile meets a read-only replica.
+	blocked := dialRESP(t, p.mAddr)
+	blocked.conn.Write([]byte(cmd("BLPOP", "nolist", "0")))
 	stopProc(p.r)
 	rec("set", do(m, "SET", "k5", "v5"))
 	rec("failover force", do(m, "FAILOVER", "TO", "127.0.0.1", p.rPort, "TIMEOUT", "100", "FORCE"))
@@ -309,6 +311,12 @@ func foTranscript(t *testing.T, p *foPair) []string {
 	contProc(p.r)
 	waitFoState(t, p.mAddr, "no-failover", 5*time.Second)
 	rec("held write", held.result(t))
+	// A client blocked before the failover is let go, and closed.
+	blocked.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r, err := readReply(blocked.r)
+	rec("blocked", fmt.Sprint(string(r.raw), err))
+	_, err = readReply(blocked.r)
+	rec("blocked then", err)
 	rec("old master", roleOf(t, p.mAddr))
 	rec("new master", roleOf(t, p.rAddr))
 	p.waitSynced(t, p.mAddr, p.rAddr)
@@ -348,6 +356,8 @@ func TestFailoverErrorsAndAborts(t *testing.T) {
 		`not online: -ERR FAILOVER target replica is not online.`,
 		`in progress: FAILOVER: -ERR FAILOVER already in progress.`,
 		`held write: -READONLY You can't write against a read only replica.`,
+		`blocked: -UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)`,
+		`blocked then: EOF`,
 	} {
 		found := false
 		for _, l := range ref {
