@@ -489,10 +489,7 @@ func (r *Replica) session() error {
 			r.failoverDone(true)
 			return r.stream(conn, br, timeout)
 		}
-		r.failoverDone(accepted)
-		if !accepted {
-			return fmt.Errorf("Failover target rejected psync request: %s", reply)
-		}
+		r.failoverDone(accepted) // refused: the switch below says why
 	}
 	switch {
 	case strings.HasPrefix(reply, "+FULLRESYNC"):

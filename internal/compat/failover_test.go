@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -297,6 +298,17 @@ func foTranscript(t *testing.T, p *foPair) []string {
 	contProc(p.r)
 	p.waitSynced(t, p.rAddr, p.mAddr)
 
+	// A target refusing the PSYNC (its ACL) aborts the switch: a master
+	// again, its replicas back.
+	rec("acl", do(rp, "ACL", "SETUSER", "default", "-psync"))
+	rec("failover refused", do(m, "FAILOVER", "TO", "127.0.0.1", p.rPort))
+	waitFoState(t, p.mAddr, "no-failover", 5*time.Second)
+	rec("role", roleOf(t, p.mAddr))
+	rec("write", do(m, "SET", "k9", "v9"))
+	rec("acl", do(rp, "ACL", "SETUSER", "default", "+psync"))
+	p.waitSynced(t, p.rAddr, p.mAddr)
+	p.waitOnline(t, p.mAddr, p.rPort)
+
 	// TO … FORCE switches after the timeout though the target is behind;
 	// the write held meanwhile meets a read-only replica.
 	blocked := dialRESP(t, p.mAddr)
@@ -325,6 +337,11 @@ func foTranscript(t *testing.T, p *foPair) []string {
 	p.waitSynced(t, p.mAddr, p.rAddr)
 	rec("k7 on the old", do(m, "GET", "k7"))
 	rec("write on the old", do(m, "SET", "k8", "v8"))
+	// The log lines Redis's own failover test counts.
+	logged, _ := os.ReadFile(p.m.logPath)
+	for _, line := range []string{"Failover target rejected psync request", "time out exceeded, failing over.", "FAILOVER requested to any replica."} {
+		rec("logged "+line, strings.Count(string(logged), line))
+	}
 	return out
 }
 
