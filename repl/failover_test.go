@@ -183,3 +183,19 @@ func TestReplicaPSYNCFailoverRefused(t *testing.T) {
 		t.Fatal("no outcome")
 	}
 }
+
+// Stop does not wait for a connect to a silent host (FAILOVER ABORT of a
+// switch to an unreachable target, REPLICAOF NO ONE).
+func TestReplicaStopDuringConnect(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Timeout = time.Minute
+	p := NewPrimary(cfg)
+	defer p.Close()
+	r := p.StartReplica(ReplicaOptions{Host: "10.255.255.1", Port: 6379, ListeningPort: 1}, Callbacks{}) // no route, or dropped
+	time.Sleep(50 * time.Millisecond)
+	t0 := time.Now()
+	r.Stop()
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Fatalf("Stop took %v", d)
+	}
+}

@@ -3,6 +3,7 @@ package repl
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -367,8 +368,19 @@ func (r *Replica) session() error {
 	r.logf("Connecting to MASTER %s", addr)
 	dial := r.o.Dial
 	if dial == nil {
+		// Stop (REPLICAOF NO ONE, FAILOVER ABORT) must not wait for a
+		// connect to a silent host to time out.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-r.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		dial = func(addr string, t time.Duration) (net.Conn, error) {
-			return net.DialTimeout("tcp", addr, t)
+			return (&net.Dialer{Timeout: t}).DialContext(ctx, "tcp", addr)
 		}
 	}
 	conn, err := dial(addr, timeout)

@@ -24,13 +24,7 @@ func failoverCommand() *Command {
 func cmdFailover(c *Client, args [][]byte) {
 	r := c.fe.svc.Replication
 	if len(args) == 2 && argIsC(args[1], "ABORT") {
-		var err error
-		c.withoutGate(func() { err = r.AbortFailover() }) // it may stop the link a switch started
-		if err != nil {
-			c.w.Error(err.Error())
-			return
-		}
-		c.w.Status("OK")
+		failoverAbort(c)
 		return
 	}
 	var o services.FailoverOptions
@@ -71,6 +65,46 @@ func cmdFailover(c *Client, args [][]byte) {
 		return
 	}
 	c.w.Status("OK")
+}
+
+// failoverAbort is FAILOVER ABORT. Undoing a switch stops the link to the
+// target, whose goroutine may be connecting or applying a command: that
+// wait runs off the event loop, the client parked as WAIT's, unless it
+// may not block (in EXEC) — then without the gate, as REPLICAOF NO ONE.
+func failoverAbort(c *Client) {
+	r := c.fe.svc.Replication
+	reply := func(err error) {
+		if err != nil {
+			c.w.Error(err.Error())
+			return
+		}
+		c.w.Status("OK")
+	}
+	if !r.FailingOver() {
+		reply(services.ErrNoFailover)
+		return
+	}
+	if !c.gateHeld || c.inExclusive {
+		var err error
+		c.withoutGate(func() { err = r.AbortFailover() })
+		reply(err)
+		return
+	}
+	done := make(chan error, 1)
+	peer := c.peer
+	go func() {
+		done <- r.AbortFailover()
+		_ = peer.Wake()
+	}()
+	c.blk = &blockState{skipReply: c.replyOff || c.replySkip, resume: func() bool {
+		select {
+		case err := <-done:
+			reply(err)
+			return true
+		default:
+			return false
+		}
+	}}
 }
 
 // cString is arg as a C string: up to its first NUL.

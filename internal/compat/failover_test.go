@@ -298,6 +298,23 @@ func foTranscript(t *testing.T, p *foPair) []string {
 	contProc(p.r)
 	p.waitSynced(t, p.rAddr, p.mAddr)
 
+	// ABORT once the switch started undoes it: a master again. Meanwhile
+	// a write meets the read-only replica at once (Redis checks that
+	// before the pause).
+	stopProc(p.r)
+	rec("set", do(m, "SET", "k10", "v10"))
+	rec("failover force", do(m, "FAILOVER", "TO", "127.0.0.1", p.rPort, "TIMEOUT", "100", "FORCE"))
+	waitFoState(t, p.mAddr, "failover-in-progress", 3*time.Second)
+	rec("write in progress", do(dialRESP(t, p.mAddr), "SET", "k11", "x"))
+	rec("abort in progress", do(m, "FAILOVER", "ABORT"))
+	rec("write after", do(m, "SET", "k11", "v11"))
+	rec("role", roleOf(t, p.mAddr))
+	rec("state", foInfo(t, p.mAddr, "master_failover_state"))
+	contProc(p.r)
+	p.waitSynced(t, p.rAddr, p.mAddr)
+	p.waitOnline(t, p.mAddr, p.rPort)
+	rec("k11 on the replica", do(rp, "GET", "k11"))
+
 	// A target refusing the PSYNC (its ACL) aborts the switch: a master
 	// again, its replicas back.
 	rec("acl", do(rp, "ACL", "SETUSER", "default", "-psync"))
