@@ -330,6 +330,11 @@ func foTranscript(t *testing.T, p *foPair) []string {
 	// the write held meanwhile meets a read-only replica.
 	blocked := dialRESP(t, p.mAddr)
 	blocked.conn.Write([]byte(cmd("BLPOP", "nolist", "0")))
+	for deadline := time.Now().Add(3 * time.Second); infoField(dialRESP(t, p.mAddr).do("INFO", "clients").text, "blocked_clients") != "1"; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("BLPOP never blocked")
+		}
+	}
 	stopProc(p.r)
 	rec("set", do(m, "SET", "k5", "v5"))
 	rec("failover force", do(m, "FAILOVER", "TO", "127.0.0.1", p.rPort, "TIMEOUT", "100", "FORCE"))
