@@ -199,3 +199,27 @@ func TestReplicaStopDuringConnect(t *testing.T) {
 		t.Fatalf("Stop took %v", d)
 	}
 }
+
+// Drain ends the session once the master's stream is quiet, without a
+// reconnect: a promotion's Stop follows.
+func TestReplicaDrainEndsTheSession(t *testing.T) {
+	m := newFakeMaster(t)
+	p := NewPrimary(DefaultConfig())
+	defer p.Close()
+	r := p.StartReplica(ReplicaOptions{Host: "127.0.0.1", Port: m.port(), ListeningPort: 1},
+		Callbacks{Load: func(rd io.Reader) (int, error) { _, err := io.Copy(io.Discard, rd); return 0, err }})
+	eventually(t, "synced", func() bool { return p.Role().State == "connected" })
+	t0 := time.Now()
+	r.Drain(5 * time.Millisecond)
+	if d := time.Since(t0); d > time.Second {
+		t.Fatalf("Drain took %v", d)
+	}
+	if s := p.Role().State; s == "connected" {
+		t.Fatal("still connected after Drain")
+	}
+	time.Sleep(1200 * time.Millisecond) // past the reconnect pause
+	if m.conn(1) != nil {
+		t.Fatal("reconnected after Drain")
+	}
+	r.Stop()
+}

@@ -106,7 +106,8 @@ type Replica struct {
 	usingMark     bool
 	db            int
 	everConnected bool
-	failover      bool // the next PSYNC says FAILOVER (ReplicaOptions.Failover)
+	drainUntil    time.Time // Drain: the stream's reads end then
+	failover      bool      // the next PSYNC says FAILOVER (ReplicaOptions.Failover)
 
 	wmu    sync.Mutex // one writer on the master connection
 	stop   chan struct{}
@@ -334,6 +335,10 @@ func (r *Replica) run() {
 		if r.stopped() {
 			return
 		}
+		if err == errDrained { // a Stop follows
+			<-r.stop
+			return
+		}
 		if err != nil {
 			r.logf("Replication link with MASTER %s:%d: %v", r.o.Host, r.o.Port, err)
 		}
@@ -524,6 +529,41 @@ func (r *Replica) session() error {
 	}
 	return r.stream(conn, br, timeout)
 }
+
+// errDrained ends a session Drain stopped.
+var errDrained = errors.New("the stream was drained for a promotion")
+
+// Drain lets the link apply what its master already sent, waiting at
+// most d for more, then ends its session; it returns once the session
+// ended (or d plus a margin passed). A replica promoted by PSYNC …
+// FAILOVER calls it before Stop: the master's last writes, which may have
+// reached it just before the PSYNC did (a replica that was stalled), are
+// applied first, as Redis's one event loop reads them first.
+func (r *Replica) Drain(d time.Duration) {
+	p := r.p
+	until := time.Now().Add(d)
+	p.mu.Lock()
+	if r.state != replConnected || r.conn == nil {
+		p.mu.Unlock()
+		return
+	}
+	r.drainUntil = until
+	r.conn.SetReadDeadline(until)
+	p.mu.Unlock()
+	for time.Now().Before(until.Add(drainMargin)) {
+		p.mu.Lock()
+		ended := r.state != replConnected
+		p.mu.Unlock()
+		if ended {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// drainMargin bounds how long Drain waits past its deadline for the
+// commands being applied.
+const drainMargin = 100 * time.Millisecond
 
 // failoverDone ends the PSYNC … FAILOVER: later PSYNCs are plain ones.
 func (r *Replica) failoverDone(accepted bool) {
@@ -772,10 +812,24 @@ func (r *Replica) stream(conn net.Conn, br *bufio.Reader, timeout time.Duration)
 			copy(nb, buf)
 			buf = nb
 		}
-		conn.SetReadDeadline(time.Now().Add(timeout))
+		// Under p.mu, so that a Drain's shorter deadline is never
+		// overwritten by this one.
+		p.mu.Lock()
+		if !r.drainUntil.IsZero() {
+			conn.SetReadDeadline(r.drainUntil)
+		} else {
+			conn.SetReadDeadline(time.Now().Add(timeout))
+		}
+		p.mu.Unlock()
 		n, err := br.Read(buf[len(buf):cap(buf)])
 		if n == 0 && err != nil {
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				p.mu.Lock()
+				draining := !r.drainUntil.IsZero() // set while this Read waited, too
+				p.mu.Unlock()
+				if draining {
+					return errDrained
+				}
 				return errors.New("MASTER timeout: no data nor PING received")
 			}
 			return err

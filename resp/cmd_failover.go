@@ -118,20 +118,45 @@ func cString(arg []byte) string {
 
 // psyncFailover is syncCommand's PSYNC … FAILOVER: a replica asked by its
 // master, which names the history this replica follows, becomes a master
-// (as REPLICAOF NO ONE) and then serves the PSYNC, which continues. It
-// reports false when it replied an error.
-func psyncFailover(c *Client, args [][]byte) bool {
+// (as REPLICAOF NO ONE, after applying what its master already sent) and
+// then serves the PSYNC, which continues. The promotion waits for the
+// link's goroutine: off the event loop, the client parked as WAIT's
+// (without the gate where it may not block, as REPLICAOF NO ONE).
+func psyncFailover(c *Client, args [][]byte) {
 	r := c.fe.svc.Replication
 	c.fe.log.Warn("Failover request received for replid " + cString(args[1]) + ".")
 	if !r.IsReplica() {
 		c.w.Error("ERR PSYNC FAILOVER can't be sent to a master.")
-		return false
+		return
 	}
 	if !strings.EqualFold(cString(args[1]), r.Primary.ReplID()) {
 		c.w.Error("ERR PSYNC FAILOVER replid must match my replid.")
-		return false
+		return
 	}
-	c.withoutGate(r.NoOne) // see cmdReplicaOf's NO ONE
-	c.fe.log.Info("MASTER MODE enabled (failover request from '" + c.describe() + "')")
-	return true
+	promoted := func() {
+		c.fe.log.Info("MASTER MODE enabled (failover request from '" + c.describe() + "')")
+		serveSync(c, args)
+	}
+	if !c.gateHeld || c.inExclusive {
+		c.withoutGate(r.PromoteForFailover)
+		promoted()
+		return
+	}
+	args = copyArgs(args) // they alias the read buffer, reused meanwhile
+	done := make(chan struct{})
+	peer := c.peer
+	go func() {
+		r.PromoteForFailover()
+		close(done)
+		_ = peer.Wake()
+	}()
+	c.blk = &blockState{resume: func() bool {
+		select {
+		case <-done:
+			promoted()
+			return true
+		default:
+			return false
+		}
+	}}
 }

@@ -83,9 +83,15 @@ func cmdSync(c *Client, args [][]byte) {
 	if c.link != nil && c.link.Attached() {
 		return // already a replica: ignored, as Redis
 	}
-	if len(args) > 3 && argIs(args[0], "PSYNC") && argIsC(args[3], "FAILOVER") && !psyncFailover(c, args) {
+	if len(args) > 3 && argIs(args[0], "PSYNC") && argIsC(args[3], "FAILOVER") {
+		psyncFailover(c, args) // then serveSync, once promoted
 		return
 	}
+	serveSync(c, args)
+}
+
+// serveSync is (P)SYNC past the failover request.
+func serveSync(c *Client, args [][]byte) {
 	if c.fe.svc.Replication.FailingOver() { // don't let replicas sync with us meanwhile
 		c.w.Error("NOMASTERLINK Can't SYNC while failing over")
 		return

@@ -279,6 +279,24 @@ func (r *Replication) NoOne() {
 	r.followExpiry()
 }
 
+// PromoteForFailover is the target's side of FAILOVER (PSYNC … FAILOVER):
+// the stream bytes its master already sent are applied (Drain), then it
+// becomes a master as NoOne. It waits for the link's goroutine: call it
+// off the event loop, holding no gate.
+func (r *Replication) PromoteForFailover() {
+	r.mu.Lock()
+	link := r.link
+	r.mu.Unlock()
+	if link != nil {
+		link.Drain(failoverDrain)
+	}
+	r.NoOne()
+}
+
+// failoverDrain is how long a promoted target waits for its master's
+// stream to go quiet.
+const failoverDrain = 5 * time.Millisecond
+
 // Master is the master this server replicates, if any.
 func (r *Replication) Master() (addr string, ok bool) {
 	role := r.Primary.Role()

@@ -354,7 +354,14 @@ func foTranscript(t *testing.T, p *foPair) []string {
 	rec("old master", roleOf(t, p.mAddr))
 	rec("new master", roleOf(t, p.rAddr))
 	p.waitSynced(t, p.mAddr, p.rAddr)
-	rec("k5 on the new master", do(rp, "GET", "k5"))
+	// k5 reached the stopped target unacknowledged: FORCE may lose it
+	// (redis-server's one loop applies it before the PSYNC that comes
+	// later; Tandem's link may not have when the PSYNC arrives), but
+	// both ends must agree, and k1…k4 are there.
+	k5new, k5old := do(rp, "GET", "k5"), do(m, "GET", "k5")
+	rec("k5 agreed", k5new == k5old)
+	t.Logf("k5 on the new master: %q", k5new)
+	rec("k1..k4 on the new master", do(rp, "MGET", "k1", "k2", "k3", "k4"))
 	rec("write on the new master", do(rp, "SET", "k7", "v7"))
 	p.waitSynced(t, p.mAddr, p.rAddr)
 	rec("k7 on the old", do(m, "GET", "k7"))
