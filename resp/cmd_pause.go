@@ -164,8 +164,11 @@ func cmdClientUnblock(c *Client, args [][]byte) {
 // reports whether b is done.
 func (c *Client) takeUnblock(b *blockState) bool {
 	r := c.unblockReq.Swap(nil)
-	if r == nil || r.gen != c.blockGen.Load() {
-		return false // none, or one for an earlier blocking command
+	if r == nil || r.gen != c.blockGen.Load() || b.timedOut == nil {
+		// None, one for an earlier blocking command, or b is no blocking
+		// command (WAIT, a parked SHUTDOWN or FAILOVER ABORT): a request
+		// left over from an earlier one must not end it.
+		return false
 	}
 	if b.w != nil && !b.w.Cancel() {
 		b.resume() // what it waited for arrived first
