@@ -47,6 +47,9 @@ type blockState struct {
 	// cancel, when set, forgets what the client waits for when it goes
 	// away (WAIT's acknowledgements).
 	cancel func()
+	// endOnRoleChange, when set, lets a master turning replica end what
+	// is no blocking command (WAIT): it forgets what it waited for.
+	endOnRoleChange func()
 }
 
 // Client.blocked values: what INFO and the idle sweep, on other

@@ -164,11 +164,20 @@ func cmdClientUnblock(c *Client, args [][]byte) {
 // reports whether b is done.
 func (c *Client) takeUnblock(b *blockState) bool {
 	r := c.unblockReq.Swap(nil)
-	if r == nil || r.gen != c.blockGen.Load() || b.timedOut == nil {
-		// None, one for an earlier blocking command, or b is no blocking
-		// command (WAIT, a parked SHUTDOWN or FAILOVER ABORT): a request
-		// left over from an earlier one must not end it.
-		return false
+	if r == nil || r.gen != c.blockGen.Load() {
+		return false // none, or one for an earlier blocking command
+	}
+	if b.timedOut == nil {
+		// No blocking command: a parked SHUTDOWN, FAILOVER ABORT or
+		// promotion, which nothing unblocks; or WAIT, which a role change
+		// ends.
+		if !r.roleChange || b.endOnRoleChange == nil {
+			return false
+		}
+		b.endOnRoleChange()
+		c.w.Error(errUnblockedRoleChange)
+		c.closeAfter = true
+		return true
 	}
 	if b.w != nil && !b.w.Cancel() {
 		b.resume() // what it waited for arrived first

@@ -35,16 +35,24 @@ const errUnblockedRoleChange = "UNBLOCKED force unblock from blocking operation,
 
 // UnblockForReplica is disconnectAllBlockedClients, for a master turning
 // replica (REPLICAOF host port, FAILOVER's switch): every client blocked
-// in a blocking command gets the UNBLOCKED error and is closed after it;
+// in a blocking command or in WAIT gets the UNBLOCKED error and is closed
+// after it;
 // those a pause holds back are not (their command runs from the start,
 // to meet -READONLY). Each client's own loop does it (takeUnblock).
 func (f *Frontend) UnblockForReplica() {
+	let := func(t *Client) {
+		t.unblockReq.Store(&unblockRequest{gen: t.blockGen.Load(), roleChange: true})
+		t.wake()
+	}
 	f.clients.Range(func(_, v any) bool {
 		t := v.(*Client)
 		if b := t.blocked.Load(); b == blockedForever || b == blockedWithTimeout {
-			t.unblockReq.Store(&unblockRequest{gen: t.blockGen.Load(), roleChange: true})
-			t.wake()
+			let(t)
 		}
+		return true
+	})
+	f.waiting.Range(func(k, _ any) bool { // WAIT, parked without a blocked state
+		let(k.(*Client))
 		return true
 	})
 }
@@ -217,15 +225,26 @@ func cmdWait(c *Client, args [][]byte) {
 		return
 	default:
 	}
+	// Parked, it is one of the clients a master turning replica lets go
+	// (UnblockForReplica); a request for an earlier blocking command is
+	// void.
+	c.blockGen.Add(1)
+	f := c.fe
+	f.waiting.Store(c, struct{}{})
+	forget := func() {
+		f.waiting.Delete(c)
+		cancel()
+	}
 	c.blk = &blockState{skipReply: c.replyOff || c.replySkip, resume: func() bool {
 		select {
 		case acked := <-done:
+			f.waiting.Delete(c)
 			c.w.Int(int64(acked))
 			return true
 		default:
 			return false
 		}
-	}, cancel: cancel}
+	}, cancel: forget, endOnRoleChange: forget}
 }
 
 // waitTimeoutArg parses WAIT's timeout in milliseconds, as Redis's

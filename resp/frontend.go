@@ -65,6 +65,7 @@ type Frontend struct {
 	facts   ServerFacts
 	table   *Table
 	clients sync.Map // id → *Client
+	waiting sync.Map // *Client → struct{}: parked in WAIT (UnblockForReplica)
 	stats   frontendStats
 
 	started time.Time    // uptime and rdb_last_save_time count from here

@@ -335,6 +335,9 @@ func foTranscript(t *testing.T, p *foPair) []string {
 			t.Fatal("BLPOP never blocked")
 		}
 	}
+	waiting := dialRESP(t, p.mAddr)
+	waiting.conn.Write([]byte(cmd("WAIT", "5", "0")))
+	time.Sleep(50 * time.Millisecond) // parked
 	stopProc(p.r)
 	rec("set", do(m, "SET", "k5", "v5"))
 	rec("failover force", do(m, "FAILOVER", "TO", "127.0.0.1", p.rPort, "TIMEOUT", "100", "FORCE"))
@@ -351,6 +354,11 @@ func foTranscript(t *testing.T, p *foPair) []string {
 	rec("blocked", fmt.Sprint(string(r.raw), err))
 	_, err = readReply(blocked.r)
 	rec("blocked then", err)
+	waiting.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r, err = readReply(waiting.r)
+	rec("waiting", fmt.Sprint(string(r.raw), err))
+	_, err = readReply(waiting.r)
+	rec("waiting then", err)
 	rec("old master", roleOf(t, p.mAddr))
 	rec("new master", roleOf(t, p.rAddr))
 	p.waitSynced(t, p.mAddr, p.rAddr)
@@ -404,6 +412,8 @@ func TestFailoverErrorsAndAborts(t *testing.T) {
 		`held write: -READONLY You can't write against a read only replica.`,
 		`blocked: -UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)`,
 		`blocked then: EOF`,
+		`waiting: -UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)`,
+		`waiting then: EOF`,
 	} {
 		found := false
 		for _, l := range ref {
