@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"bufio"
 	"io"
 	"net"
 	"strings"
@@ -140,31 +139,16 @@ func TestReplicaPSYNCFailoverRefused(t *testing.T) {
 			}
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				var buf []byte
-				chunk := make([]byte, 4096)
-				for {
-					n, err := br.Read(chunk)
-					if err != nil {
-						return
+				readCommands(c, func(args [][]byte) {
+					switch strings.ToUpper(string(args[0])) {
+					case "PING":
+						c.Write([]byte("+PONG\r\n"))
+					case "PSYNC":
+						c.Write([]byte("-NOPERM this user has no permissions to run the 'psync' command\r\n"))
+					default:
+						c.Write([]byte("+OK\r\n"))
 					}
-					buf = append(buf, chunk[:n]...)
-					for {
-						args, used, err := ParseCommand(buf)
-						if err != nil || used == 0 {
-							break
-						}
-						buf = buf[used:]
-						switch strings.ToUpper(string(args[0])) {
-						case "PING":
-							c.Write([]byte("+PONG\r\n"))
-						case "PSYNC":
-							c.Write([]byte("-NOPERM this user has no permissions to run the 'psync' command\r\n"))
-						default:
-							c.Write([]byte("+OK\r\n"))
-						}
-					}
-				}
+				})
 			}()
 		}
 	}()

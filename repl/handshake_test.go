@@ -53,7 +53,36 @@ func (m *fakeMaster) handle(t *testing.T, c net.Conn) {
 	idx := len(m.conns)
 	m.conns = append(m.conns, nil)
 	m.mu.Unlock()
-	br := bufio.NewReader(c)
+	readCommands(c, func(args [][]byte) {
+		line := string(bytes.Join(args, []byte(" ")))
+		m.mu.Lock()
+		m.conns[idx] = append(m.conns[idx], line)
+		m.mu.Unlock()
+		switch strings.ToUpper(string(args[0])) {
+		case "PING":
+			c.Write([]byte("+PONG\r\n"))
+		case "PSYNC":
+			var rdbBuf bytes.Buffer
+			w, _ := rdb.NewWriter(&rdbBuf, rdb.WriterOptions{Checksum: true})
+			w.Close()
+			mark := strings.Repeat("m", 40)
+			c.Write([]byte("\n+FULLRESYNC " + m.id + " 100\r\n\n$EOF:" + mark + "\r\n"))
+			c.Write(rdbBuf.Bytes())
+			c.Write([]byte(mark))
+		case "REPLCONF":
+			if !strings.EqualFold(string(args[1]), "ack") {
+				c.Write([]byte("+OK\r\n"))
+			}
+		default:
+			c.Write([]byte("+OK\r\n"))
+		}
+	})
+}
+
+// readCommands calls fn with each RESP command read from r, until the
+// connection ends or what it sends does not parse: a fake peer's loop.
+func readCommands(r io.Reader, fn func(args [][]byte)) {
+	br := bufio.NewReader(r)
 	var buf []byte
 	chunk := make([]byte, 4096)
 	for {
@@ -64,31 +93,15 @@ func (m *fakeMaster) handle(t *testing.T, c net.Conn) {
 		buf = append(buf, chunk[:n]...)
 		for {
 			args, used, err := ParseCommand(buf)
-			if err != nil || used == 0 {
+			if err != nil {
+				return
+			}
+			if used == 0 {
 				break
 			}
 			buf = buf[used:]
-			line := string(bytes.Join(args, []byte(" ")))
-			m.mu.Lock()
-			m.conns[idx] = append(m.conns[idx], line)
-			m.mu.Unlock()
-			switch strings.ToUpper(string(args[0])) {
-			case "PING":
-				c.Write([]byte("+PONG\r\n"))
-			case "PSYNC":
-				var rdbBuf bytes.Buffer
-				w, _ := rdb.NewWriter(&rdbBuf, rdb.WriterOptions{Checksum: true})
-				w.Close()
-				mark := strings.Repeat("m", 40)
-				c.Write([]byte("\n+FULLRESYNC " + m.id + " 100\r\n\n$EOF:" + mark + "\r\n"))
-				c.Write(rdbBuf.Bytes())
-				c.Write([]byte(mark))
-			case "REPLCONF":
-				if !strings.EqualFold(string(args[1]), "ack") {
-					c.Write([]byte("+OK\r\n"))
-				}
-			default:
-				c.Write([]byte("+OK\r\n"))
+			if len(args) > 0 {
+				fn(args)
 			}
 		}
 	}

@@ -401,44 +401,24 @@ func (s *server) handle(c net.Conn) {
 	link := s.p.NewLink(nc)
 	defer link.Close()
 	defer nc.Close()
-	br := bufio.NewReader(c)
-	var buf []byte
-	chunk := make([]byte, 4096)
-	for {
-		n, err := br.Read(chunk)
-		if err != nil {
-			return
+	readCommands(c, func(args [][]byte) {
+		var reply []byte
+		switch strings.ToUpper(string(args[0])) {
+		case "PING":
+			reply = []byte("+PONG\r\n")
+		case "AUTH":
+			reply = []byte("+OK\r\n")
+		case "REPLCONF":
+			reply = link.Replconf(args)
+		case "PSYNC", "SYNC":
+			reply = link.Sync(args)
+		default:
+			reply = []byte("-ERR unknown command\r\n")
 		}
-		buf = append(buf, chunk[:n]...)
-		for {
-			args, used, err := ParseCommand(buf)
-			if err != nil {
-				return
-			}
-			if used == 0 {
-				break
-			}
-			var reply []byte
-			if len(args) > 0 {
-				switch strings.ToUpper(string(args[0])) {
-				case "PING":
-					reply = []byte("+PONG\r\n")
-				case "AUTH":
-					reply = []byte("+OK\r\n")
-				case "REPLCONF":
-					reply = link.Replconf(args)
-				case "PSYNC", "SYNC":
-					reply = link.Sync(args)
-				default:
-					reply = []byte("-ERR unknown command\r\n")
-				}
-			}
-			buf = buf[used:]
-			if reply != nil {
-				nc.Send(reply)
-			}
+		if reply != nil {
+			nc.Send(reply)
 		}
-	}
+	})
 }
 
 // (b) A real redis-server replica of our Primary, with a diskless and
