@@ -507,18 +507,42 @@ func checkFailedOver(t *testing.T, p *foPair, acked []string, partialBefore stri
 	}
 }
 
+// loadedFoPair is a linked master and replica (mkind, rkind) under 4
+// writers for 200 ms, with the replica's sync_partial_ok before the
+// failover; stopFoWriters ends the writers.
+func loadedFoPair(t *testing.T, mkind, rkind string) (p *foPair, partialBefore string, stop chan struct{}, wait func() (acked, errs []string)) {
+	t.Helper()
+	mustNotSelfTest(t)
+	p = startFoPair(t, mkind, rkind)
+	p.link(t)
+	partialBefore = infoField(dialRESP(t, p.rAddr).do("INFO", "stats").text, "sync_partial_ok")
+	stop = make(chan struct{})
+	wait = foWriters(p.mAddr, 4, stop)
+	time.Sleep(200 * time.Millisecond)
+	return p, partialBefore, stop, wait
+}
+
+// stopFoWriters stops loadedFoPair's writers and returns the writes they
+// had acknowledged; a writer's error other than READONLY (the old master
+// turned replica) fails t.
+func stopFoWriters(t *testing.T, stop chan struct{}, wait func() (acked, errs []string)) []string {
+	t.Helper()
+	close(stop)
+	acked, errs := wait()
+	for _, e := range errs {
+		if e != "READONLY You can't write against a read only replica." {
+			t.Errorf("a writer's error: %q", e)
+		}
+	}
+	return acked
+}
+
 // TestFailoverTandemToRedis: a Tandem master fails over to its
 // redis-server replica under a write load: the writers' first error is
 // READONLY, every write acknowledged is on redis-server, Tandem its
 // replica. Writes held by the pause, on both ports, wait for the switch.
 func TestFailoverTandemToRedis(t *testing.T) {
-	mustNotSelfTest(t)
-	p := startFoPair(t, "tandem", "redis")
-	p.link(t)
-	partialBefore := infoField(dialRESP(t, p.rAddr).do("INFO", "stats").text, "sync_partial_ok")
-	stop := make(chan struct{})
-	wait := foWriters(p.mAddr, 4, stop)
-	time.Sleep(200 * time.Millisecond)
+	p, partialBefore, stop, wait := loadedFoPair(t, "tandem", "redis")
 
 	// The target lags (stopped) while the failover starts: the pause
 	// holds a Redis write and a memcached one until the switch.
@@ -540,13 +564,7 @@ func TestFailoverTandemToRedis(t *testing.T) {
 	}
 	contProc(p.r)
 	waitFoState(t, p.mAddr, "no-failover", 5*time.Second)
-	close(stop)
-	acked, errs := wait()
-	for _, e := range errs {
-		if e != "READONLY You can't write against a read only replica." {
-			t.Errorf("a writer's error: %q", e)
-		}
-	}
+	acked := stopFoWriters(t, stop, wait)
 	if got := heldRESP.result(t); got != "-READONLY You can't write against a read only replica.\r\n" {
 		t.Errorf("the held write: %q", got)
 	}
@@ -561,24 +579,12 @@ func TestFailoverTandemToRedis(t *testing.T) {
 // Tandem replica (FAILOVER TO): Tandem gets PSYNC … FAILOVER, promotes
 // itself and continues the history with the old master as its replica.
 func TestFailoverRedisToTandem(t *testing.T) {
-	mustNotSelfTest(t)
-	p := startFoPair(t, "redis", "tandem")
-	p.link(t)
-	partialBefore := infoField(dialRESP(t, p.rAddr).do("INFO", "stats").text, "sync_partial_ok")
-	stop := make(chan struct{})
-	wait := foWriters(p.mAddr, 4, stop)
-	time.Sleep(200 * time.Millisecond)
+	p, partialBefore, stop, wait := loadedFoPair(t, "redis", "tandem")
 	if got := dialRESP(t, p.mAddr).do("FAILOVER", "TO", "127.0.0.1", p.rPort); got.text != "OK" {
 		t.Fatalf("FAILOVER: %v", got)
 	}
 	waitFoState(t, p.mAddr, "no-failover", 5*time.Second)
-	close(stop)
-	acked, errs := wait()
-	for _, e := range errs {
-		if e != "READONLY You can't write against a read only replica." {
-			t.Errorf("a writer's error: %q", e)
-		}
-	}
+	acked := stopFoWriters(t, stop, wait)
 	checkFailedOver(t, p, acked, partialBefore)
 	if got := dialRESP(t, p.rAddr).do("SET", "on-tandem", "1").text; got != "OK" {
 		t.Errorf("a write on the promoted Tandem: %q", got)
