@@ -160,8 +160,9 @@ type Request struct {
 	// of the others (base64-decoded for meta commands with b).
 	Keys [][]byte
 	Key  []byte
-	// BadKey is the index in Keys of the first key over MaxKeyLen, or -1:
-	// memcached serves the keys before it, then answers an error alone.
+	// BadKey is the index in Keys of the first key over MaxKeyLen, the
+	// last in Keys, or -1: memcached serves the keys before it, then
+	// answers an error alone.
 	BadKey int
 
 	Flags   uint32
@@ -328,13 +329,15 @@ func (p *Parser) parseRetrieve(r *Request, touch bool) {
 		r.Exptime = t
 		first = 2
 	}
-	for i := first; i < r.nt-1; i++ {
+	// Keys stop at the first one over MaxKeyLen: memcached answers its
+	// error there and looks at none after it.
+	for i := first; i < r.nt-1 && r.BadKey < 0; i++ {
 		r.addKey(r.toks[i])
 	}
 	// memcached splits the rest of a long line as it goes; every token of
 	// it is a key.
 	rest := r.rest
-	for len(rest) > 0 {
+	for len(rest) > 0 && r.BadKey < 0 {
 		i := bytes.IndexByte(rest, ' ')
 		if i < 0 {
 			r.addKey(rest)
