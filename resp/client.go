@@ -337,15 +337,17 @@ func (c *Client) exec(args [][]byte) {
 	// Redis checked them for EXEC (as a write when a write is queued,
 	// isWrite), not for what it runs.
 	queued := c.inExclusive
-	if !c.obeys && !queued {
+	if !c.obeys && !queued && (cmd.Internal&RefusedOnMisconf != 0 || mayBeWrite(cmd)) {
 		if msg := fe.diskError(); msg != "" && (cmd.Internal&RefusedOnMisconf != 0 || c.isWrite(cmd, args)) {
 			c.reject(cmd, msg)
 			return
 		}
 	}
-	if msg := c.replicationDenied(cmd, args); msg != "" && !queued { // a read-only replica, too few replicas (cmd_replication.go)
-		c.reject(cmd, msg)
-		return
+	if !queued {
+		if msg := c.replicationDenied(cmd, args); msg != "" { // a read-only replica, too few replicas (cmd_replication.go)
+			c.reject(cmd, msg)
+			return
+		}
 	}
 	if !queued && c.staleReplica() && c.deniedWhenStale(cmd, args) { // replica-serve-stale-data no
 		c.reject(cmd, errMasterDown)

@@ -298,6 +298,9 @@ func (c *Client) tooFewReplicas() bool {
 // when it is a write (isWrite: a write command, a script declaring
 // writes, EXEC with a write queued), or "".
 func (c *Client) replicationDenied(cmd *Command, args [][]byte) string {
+	if !mayBeWrite(cmd) {
+		return ""
+	}
 	var msg string
 	switch {
 	case c.readOnlyReplica():

@@ -29,6 +29,13 @@ func (c *Client) commandFlags(cmd *Command, args [][]byte) Flag {
 	return f
 }
 
+// mayBeWrite is what the table alone says of isWrite: cmd may be one (a
+// write command, EXEC, or a scripting command whose script may declare
+// writes). Reads stop at it, before any server state is looked at.
+func mayBeWrite(cmd *Command) bool {
+	return cmd.Flags&FlagWrite != 0 || cmd.Internal&RunsQueue != 0 || cmd.Group == "scripting"
+}
+
 // isWrite is Redis's is_write_command: a write (commandFlags), or EXEC
 // with one queued. Callers ask it only once writes would be refused, so
 // that EVAL does not hash its script twice when they are not.
