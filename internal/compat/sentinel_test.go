@@ -1,12 +1,15 @@
 package compat
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,6 +40,10 @@ func TestSentinelFailsOverTandem(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitInSync(t, rc, mc)
+	// Sentinel fails over again if the promoted replica leaves a PING
+	// unanswered for down-after-milliseconds: what a failure reports is
+	// whether Tandem itself was slow to answer, on any of its loops.
+	stalls := watchPINGs(t, replica.addrs[0], 4)
 
 	conf := filepath.Join(sdir, "sentinel.conf")
 	os.WriteFile(conf, []byte(fmt.Sprintf("sentinel monitor mymaster %s %s 1\nsentinel down-after-milliseconds mymaster 1000\n"+
@@ -52,7 +59,9 @@ func TestSentinelFailsOverTandem(t *testing.T) {
 		for deadline := time.Now().Add(d); !ok(); time.Sleep(100 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				out, _ := os.ReadFile(sentinel.logPath)
-				t.Fatalf("%s: not within %v\nsentinel's log:\n%s", what, d, out)
+				rlog, _ := os.ReadFile(replica.logPath)
+				t.Fatalf("%s: not within %v\nsentinel's log:\n%s\nthe replica's log:\n%s\nthe replica's slow PINGs: %s",
+					what, d, out, rlog, stalls.report())
 			}
 		}
 	}
@@ -95,4 +104,72 @@ func TestSentinelFailsOverTandem(t *testing.T) {
 		role, _ := oc.Do(ctx, "ROLE").Slice()
 		return len(role) >= 3 && role[0] == "slave" && role[1] == rhost && fmt.Sprint(role[2]) == rport
 	})
+}
+
+// pingStalls records the PINGs a server took long to answer.
+type pingStalls struct {
+	mu   sync.Mutex
+	slow []string
+}
+
+func (p *pingStalls) report() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.slow) == 0 {
+		return "none over 200ms"
+	}
+	return strings.Join(p.slow, "; ")
+}
+
+// watchPINGs keeps conns connections to addr PINGing every 20ms until
+// the test ends (each connection may land on another event loop) and
+// records every PING answered after more than 200ms, or not at all.
+func watchPINGs(t *testing.T, addr string, conns int) *pingStalls {
+	p := &pingStalls{}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var conn net.Conn
+			var r *bufio.Reader
+			for {
+				select {
+				case <-done:
+					if conn != nil {
+						conn.Close()
+					}
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				if conn == nil {
+					c, err := net.DialTimeout("tcp", addr, time.Second)
+					if err != nil {
+						continue
+					}
+					conn, r = c, bufio.NewReader(c)
+				}
+				start := time.Now()
+				conn.SetDeadline(start.Add(5 * time.Second))
+				_, err := conn.Write([]byte("PING\r\n"))
+				var line string
+				if err == nil {
+					line, err = r.ReadString('\n')
+				}
+				took := time.Since(start)
+				if err != nil || took > 200*time.Millisecond {
+					p.mu.Lock()
+					p.slow = append(p.slow, fmt.Sprintf("conn %d at %s: %v %q %v", i, start.Format("15:04:05.000"), took, line, err))
+					p.mu.Unlock()
+				}
+				if err != nil { // a CLIENT KILL TYPE normal closes it: dial again
+					conn.Close()
+					conn = nil
+				}
+			}
+		}()
+	}
+	t.Cleanup(func() { close(done); wg.Wait() })
+	return p
 }
