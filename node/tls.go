@@ -163,10 +163,10 @@ func tlsSettings(cfg *conf.Config) tlsserver.Settings {
 
 // dialTLSPeer dials a master over TLS (tls-replication) with the
 // configuration in force.
-func (n *Node) dialTLSPeer(addr string, timeout time.Duration) (net.Conn, error) {
+func (n *Node) dialTLSPeer(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
 	certs := n.tls.certs.Load()
 	if certs == nil {
 		return nil, errors.New("tls-replication: TLS is not configured")
 	}
-	return certs.DialPeer(addr, timeout)
+	return certs.DialPeer(ctx, addr, timeout)
 }

@@ -3,9 +3,12 @@ package repl
 import (
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/silenthost"
 )
 
 // FAILOVER's questions to the replicas: which one is at host:port, is it
@@ -175,7 +178,9 @@ func TestReplicaStopDuringConnect(t *testing.T) {
 	cfg.Timeout = time.Minute
 	p := NewPrimary(cfg)
 	defer p.Close()
-	r := p.StartReplica(ReplicaOptions{Host: "10.255.255.1", Port: 6379, ListeningPort: 1}, Callbacks{}) // no route, or dropped
+	host, port, _ := net.SplitHostPort(silenthost.Addr(t))
+	portN, _ := strconv.Atoi(port)
+	r := p.StartReplica(ReplicaOptions{Host: host, Port: portN, ListeningPort: 1}, Callbacks{})
 	time.Sleep(50 * time.Millisecond)
 	t0 := time.Now()
 	r.Stop()

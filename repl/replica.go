@@ -33,9 +33,11 @@ type ReplicaOptions struct {
 	// master turning replica offers its own history (REPLICAOF at run
 	// time).
 	AtStartup bool
-	// Dial opens the connection; nil is a TCP dial bounded by
-	// repl-timeout. A TLS replication link dials here.
-	Dial func(addr string, timeout time.Duration) (net.Conn, error)
+	// Dial opens the connection within timeout (repl-timeout), giving
+	// up when ctx ends: Stop ends it, as REPLICAOF NO ONE must not wait
+	// for a connect to a silent host. nil is a TCP dial; a TLS
+	// replication link dials here.
+	Dial func(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error)
 	// Failover makes the first PSYNC that gets a reply a PSYNC <replid>
 	// <offset> FAILOVER: this master, failed over to its replica, asks
 	// it to take over (FAILOVER). Callbacks.FailoverPSYNC hears the
@@ -371,24 +373,25 @@ func (r *Replica) session() error {
 	r.setState(replConnecting)
 	addr := net.JoinHostPort(r.o.Host, strconv.Itoa(r.o.Port))
 	r.logf("Connecting to MASTER %s", addr)
+	// Stop (REPLICAOF NO ONE, FAILOVER ABORT) must not wait for a
+	// connect to a silent host to time out: in a partition, the
+	// failover that stops this link is waiting on it.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	dial := r.o.Dial
 	if dial == nil {
-		// Stop (REPLICAOF NO ONE, FAILOVER ABORT) must not wait for a
-		// connect to a silent host to time out.
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			select {
-			case <-r.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		dial = func(addr string, t time.Duration) (net.Conn, error) {
+		dial = func(ctx context.Context, addr string, t time.Duration) (net.Conn, error) {
 			return (&net.Dialer{Timeout: t}).DialContext(ctx, "tcp", addr)
 		}
 	}
-	conn, err := dial(addr, timeout)
+	conn, err := dial(ctx, addr, timeout)
 	if err != nil {
 		return err
 	}

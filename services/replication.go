@@ -1,6 +1,7 @@
 package services
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -36,7 +37,7 @@ type Replication struct {
 	ownPort int
 	// dialTLS dials a master over TLS (tls-replication), with the
 	// configuration the composition root's TLS ports use.
-	dialTLS func(addr string, timeout time.Duration) (net.Conn, error)
+	dialTLS func(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error)
 
 	fo failoverState // FAILOVER (failover.go)
 
@@ -56,7 +57,7 @@ func (r *Replication) OnReplica(fn func()) {
 
 // SetTLSDialer gives the replication the TLS dialer tls-replication
 // reaches masters with (the composition root's certificates).
-func (r *Replication) SetTLSDialer(dial func(addr string, timeout time.Duration) (net.Conn, error)) {
+func (r *Replication) SetTLSDialer(dial func(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.dialTLS = dial
@@ -237,11 +238,11 @@ func (r *Replication) replicaOf(host string, port int, atStartup bool, failover 
 	}
 	// tls-replication is read at each connection attempt, as Redis's
 	// connectToMaster: a CONFIG SET of it applies from the next one.
-	dial := func(addr string, timeout time.Duration) (net.Conn, error) {
+	dial := func(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
 		if dialTLS != nil && c.TLSReplication() {
-			return dialTLS(addr, timeout)
+			return dialTLS(ctx, addr, timeout)
 		}
-		return net.DialTimeout("tcp", addr, timeout)
+		return (&net.Dialer{Timeout: timeout}).DialContext(ctx, "tcp", addr)
 	}
 	r.link = r.Primary.StartReplica(repl.ReplicaOptions{Host: host, Port: port, User: c.MasterUser(), Pass: c.MasterAuth(),
 		ListeningPort: listen, AnnounceIP: c.ReplicaAnnounceIP(), AtStartup: atStartup, Dial: dial,

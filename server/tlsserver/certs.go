@@ -1,6 +1,7 @@
 package tlsserver
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -188,7 +189,7 @@ func loadCAs(file, dir string) (*x509.CertPool, error) {
 // name is not checked (Redis's OpenSSL context verifies the chain only,
 // so masters are reached by address whatever names their certificates
 // carry), and Tandem shows its client certificate.
-func (c *Certs) DialPeer(addr string, timeout time.Duration) (net.Conn, error) {
+func (c *Certs) DialPeer(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
 	cfg := c.ClientConfig()
 	roots := cfg.RootCAs
 	cfg.InsecureSkipVerify = true // the chain is verified below, without a name
@@ -211,5 +212,6 @@ func (c *Certs) DialPeer(addr string, timeout time.Duration) (net.Conn, error) {
 		_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 		return err
 	}
-	return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, "tcp", addr, cfg)
+	d := tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: cfg}
+	return d.DialContext(ctx, "tcp", addr) // the handshake within timeout too, as DialWithDialer's
 }
