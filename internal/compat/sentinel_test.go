@@ -47,7 +47,7 @@ func TestSentinelFailsOverTandem(t *testing.T) {
 
 	conf := filepath.Join(sdir, "sentinel.conf")
 	os.WriteFile(conf, []byte(fmt.Sprintf("sentinel monitor mymaster %s %s 1\nsentinel down-after-milliseconds mymaster 1000\n"+
-		"sentinel failover-timeout mymaster 5000\n", mhost, mport)), 0o644)
+		"sentinel failover-timeout mymaster 5000\nloglevel debug\n", mhost, mport)), 0o644)
 	sentinel := startFor(t, sdir, "redis-sentinel", 1, func(p []int) []string {
 		bin, _ := realserver.Lookup(realserver.Redis)
 		return []string{bin, conf, "--sentinel", "--port", strconv.Itoa(p[0]), "--bind", "127.0.0.1"}
