@@ -3,6 +3,7 @@ package repl
 import (
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,4 +212,45 @@ func TestReplicaDrainEndsTheSession(t *testing.T) {
 		t.Fatal("reconnected after Drain")
 	}
 	r.Stop()
+}
+
+// Close waits for a spooled full sync in flight and leaves no spool file
+// behind (CI saw TempDir's removal race the sync's goroutine).
+func TestCloseWaitsForSpooledSync(t *testing.T) {
+	dir := t.TempDir()
+	started := make(chan struct{})
+	p := NewPrimary(DefaultConfig())
+	p.SetConfig(func() Config {
+		cfg := DefaultConfig()
+		cfg.DisklessSync = false
+		cfg.TempDir = dir
+		cfg.Snapshot = func(w io.Writer, cut func() Cut) error {
+			cut()
+			close(started)
+			for { // an endless dataset: only the replica's going ends it
+				if _, err := w.Write(make([]byte, 4096)); err != nil {
+					return err
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		return cfg
+	}())
+	l := p.NewLink(&fakeConn{})
+	l.Sync(bs([]string{"PSYNC", "?", "-1"}))
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sync never started")
+	}
+	done := make(chan struct{})
+	go func() { p.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("left in the spool dir after Close: %v", left)
+	}
 }

@@ -60,8 +60,17 @@ func (p *Primary) startSyncLocked(fromCron bool) {
 			return
 		}
 	}
+	select {
+	case <-p.stop:
+		return // closing: Close waits for the syncs running, starts no other
+	default:
+	}
 	p.syncing = true
-	go p.fullSync(waiting, diskless)
+	p.syncs.Add(1)
+	go func() {
+		defer p.syncs.Done()
+		p.fullSync(waiting, diskless)
+	}()
 }
 
 // fullSync makes one RDB for the replicas and sends it, diskless
@@ -112,7 +121,7 @@ func (p *Primary) fullSync(links []*Link, diskless bool) {
 			f.Close()
 			os.Remove(f.Name())
 		}()
-		w = f
+		w = &spoolWriter{f: f, p: p, links: links}
 	}
 	cutDone := false
 	cut := func() Cut {
@@ -248,6 +257,27 @@ func (w *linkWriter) Write(b []byte) (int, error) {
 // fanout is a diskless transfer to several replicas: each gets every
 // byte, the slowest sets the pace (as Redis's rdb pipe), and one that goes
 // away is left behind; with none left the snapshot is stopped.
+// spoolWriter writes the RDB to the spool file while any replica of the
+// transfer is still there: one that nobody waits for is abandoned.
+type spoolWriter struct {
+	f     *os.File
+	p     *Primary
+	links []*Link
+}
+
+func (w *spoolWriter) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	alive := false
+	for _, l := range w.links {
+		alive = alive || !l.closed
+	}
+	w.p.mu.Unlock()
+	if !alive {
+		return 0, errNoReplicas
+	}
+	return w.f.Write(b)
+}
+
 type fanout struct {
 	p     *Primary
 	links []*Link

@@ -45,7 +45,8 @@ type Primary struct {
 	waiters      []*waiter
 	ackWanted    bool
 	cronLoops    int64
-	syncing      bool // a full sync's snapshot is being made or sent
+	syncing      bool           // a full sync's snapshot is being made or sent
+	syncs        sync.WaitGroup // the full syncs' goroutines, which Close waits for
 	failover     FailoverState
 	holdPing     bool // a failover with a timeout waits: no PING (SetFailover)
 
@@ -116,6 +117,9 @@ func (p *Primary) Close() {
 		p.dropLocked(p.links[0], "closing")
 	}
 	p.mu.Unlock()
+	// A full sync in flight ends at its next write now that its replicas
+	// are gone; its spool file is removed before Close returns.
+	p.syncs.Wait()
 }
 
 // SetConfig applies a changed configuration (CONFIG SET): a new

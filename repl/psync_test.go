@@ -76,7 +76,9 @@ func testPrimary(t testing.TB, mutate func(*Config)) (*Primary, *clock) {
 		mutate(&cfg)
 	}
 	c := newClock()
-	return newPrimary(cfg, c.now), c
+	p := newPrimary(cfg, c.now)
+	t.Cleanup(p.Close) // before TempDir's removal: a sync's spool is gone
+	return p, c
 }
 
 // attach runs REPLCONF capa … and PSYNC and waits for the link to be
@@ -362,6 +364,7 @@ func TestSyncNoMasterLinkHardLimit(t *testing.T) {
 	p.mu.Lock()
 	p.replica = &Replica{p: p, state: replConnecting}
 	p.mu.Unlock()
+	t.Cleanup(func() { p.mu.Lock(); p.replica = nil; p.mu.Unlock() }) // a fake: nothing to halt
 	if got := string(p.NewLink(&fakeConn{}).Sync(bs([]string{"PSYNC", "?", "-1"}))); got != "-NOMASTERLINK Can't SYNC while not connected with my master\r\n" {
 		t.Fatalf("PSYNC on a replica without link: %q", got)
 	}
