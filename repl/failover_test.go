@@ -254,3 +254,25 @@ func TestCloseWaitsForSpooledSync(t *testing.T) {
 		t.Fatalf("left in the spool dir after Close: %v", left)
 	}
 }
+
+// The stream's PING keeps the server's schedule, counted from its start
+// as Redis's replication_cron_loops, whenever the cron itself starts: a
+// replica attaching five seconds in waits for loop 10, not a PING at once.
+func TestPingOnTheServersSchedule(t *testing.T) {
+	p, clk := testPrimary(t, func(c *Config) { c.PingPeriod = 10 * time.Second })
+	clk.advance(5 * time.Second)
+	attach(t, p, []string{"psync2"}, "?", "-1")
+	off := p.Offset()
+	for i := range 5 { // at 6 to 10 s: loops 5 to 9
+		clk.advance(time.Second)
+		p.Cron()
+		if p.Offset() != off {
+			t.Fatalf("PING on cron %d after attaching", i+1)
+		}
+	}
+	clk.advance(time.Second)
+	p.Cron() // loop 10
+	if p.Offset() == off {
+		t.Fatal("no PING at loop 10")
+	}
+}

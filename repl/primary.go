@@ -44,7 +44,8 @@ type Primary struct {
 	syncPartErr  int64
 	waiters      []*waiter
 	ackWanted    bool
-	cronLoops    int64
+	cronLoops    int64          // replication_cron_loops; -1 until the first Cron
+	started      time.Time      // when the Primary (the server) was made
 	syncing      bool           // a full sync's snapshot is being made or sent
 	syncs        sync.WaitGroup // the full syncs' goroutines, which Close waits for
 	failover     FailoverState
@@ -91,6 +92,8 @@ func newPrimary(cfg Config, now func() time.Time) *Primary {
 		seldb:        -1,
 		now:          now,
 		noLinksSince: now(),
+		started:      now(),
+		cronLoops:    -1,
 		wakeAck:      make(chan struct{}, 1),
 		stop:         make(chan struct{}),
 		done:         make(chan struct{}),
