@@ -268,7 +268,7 @@ func TestBlockingWokenByOtherWrites(t *testing.T) {
 	w = newTestWaiter(e)
 	blockPop(t, d, w, "k")
 	rpush(t, e.DB(1), "k", "e", "f")
-	e.SwapDB(0, 1)
+	e.SwapDB(0, 1, nil)
 	if resultOf(w) != "k:[e]" {
 		t.Fatalf("SWAPDB: got %s", resultOf(w))
 	}

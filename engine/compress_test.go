@@ -193,7 +193,7 @@ func TestCompressReadPaths(t *testing.T) {
 				t.Error("GETDEL")
 			}
 			checkCompStats(t, e)
-			e.SwapDB(0, 1)
+			e.SwapDB(0, 1, nil)
 			checkCompStats(t, e)
 			d.Delete(bs("r"))
 			e.DB(1).Flush()

@@ -89,7 +89,7 @@ func TestConcurrentMixed(t *testing.T) {
 	})
 	run("swapdb", 1, func(_ *rand.Rand, i int) {
 		if i%10 == 0 {
-			e.SwapDB(0, 1)
+			e.SwapDB(0, 1, nil)
 		}
 	})
 	// Point operations on a shared key set in db 2.

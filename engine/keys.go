@@ -532,8 +532,12 @@ func (e *Engine) transfer(sd DB, src []byte, dd DB, dst []byte, o transferOpts) 
 	return true, nil
 }
 
-// SwapDB exchanges the contents of two databases atomically (SWAPDB).
-func (e *Engine) SwapDB(a, b int) {
+// SwapDB exchanges the contents of two databases atomically (SWAPDB),
+// then serves the clients blocked on keys of either. swapped, when set,
+// runs between the two, the databases still locked: there the caller
+// propagates the swap, which Redis's stream shows before what serving
+// does (an expired key a waiter finds is deleted after SWAPDB).
+func (e *Engine) SwapDB(a, b int, swapped func()) {
 	if a == b {
 		return
 	}
@@ -554,5 +558,8 @@ func (e *Engine) SwapDB(a, b int) {
 	e.dbKeys[a].Store(kb)
 	e.dbKeys[b].Store(ka)
 	e.shards[a*e.perDB].changed(1)
+	if swapped != nil {
+		swapped()
+	}
 	e.serveAllLocked(ls.idx) // blocked clients (blocking.go)
 }

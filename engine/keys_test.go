@@ -502,7 +502,7 @@ func TestSwapDB(t *testing.T) {
 	}
 	used := e.UsedMemory()
 	before := e.Changes()
-	e.SwapDB(0, 1)
+	e.SwapDB(0, 1, nil)
 	if d0.Size() != 50 || d1.Size() != 1 || getString(t, d1, "a") != "0" || getString(t, d0, "b7") != "1" {
 		t.Errorf("after SwapDB: sizes %d %d", d0.Size(), d1.Size())
 	}
@@ -512,7 +512,7 @@ func TestSwapDB(t *testing.T) {
 	if e.UsedMemory() != used || e.Changes() == before {
 		t.Errorf("SwapDB: used %d (was %d), changes %d (was %d)", e.UsedMemory(), used, e.Changes(), before)
 	}
-	e.SwapDB(1, 1)
+	e.SwapDB(1, 1, nil)
 	if d1.Size() != 1 {
 		t.Errorf("SwapDB of a db with itself changed it")
 	}

@@ -41,7 +41,7 @@ func TestTallyHeldBackCountsStayExact(t *testing.T) {
 	if got := e.Changes(); got != writes {
 		t.Errorf("Changes %d, want %d", got, writes)
 	}
-	e.SwapDB(0, 1)
+	e.SwapDB(0, 1, nil)
 	writes++
 	checkInvariants(t, e)
 	if got := e.Changes(); got != writes {

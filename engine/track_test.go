@@ -139,7 +139,7 @@ func TestChangeHookExpiryEvictionAndFlushes(t *testing.T) {
 		}
 	}
 	before := h.flushes
-	e.SwapDB(0, 1)
+	e.SwapDB(0, 1, nil)
 	if h.flushes != before {
 		t.Error("SWAPDB reported a flush: Redis 7.0 invalidates nothing on SWAPDB")
 	}

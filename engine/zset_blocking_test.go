@@ -217,7 +217,7 @@ func TestZSetBlockPopWokenByOtherWrites(t *testing.T) {
 	w = newTestWaiter(e)
 	zblockPop(t, d, w, true, -1, "k")
 	zadd(t, d1, "k", 1.0, "p", 2.0, "q")
-	e.SwapDB(0, 1)
+	e.SwapDB(0, 1, nil)
 	if got := zresultString(w.ZSetResult()); got != "k:[q=2]" {
 		t.Fatalf("swapdb: %s", got)
 	}

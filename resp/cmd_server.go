@@ -153,7 +153,10 @@ func cmdSwapDB(c *Client, args [][]byte) {
 		c.w.Error(ErrDBIndex)
 		return
 	}
-	c.fe.eng.SwapDB(a, b)
+	c.fe.eng.SwapDB(a, b, func() {
+		c.propagateAs(args...)
+		c.emitNow()
+	})
 	c.w.Status("OK")
 }
 

@@ -44,8 +44,19 @@ func (c *Client) orderCommand() bool {
 // if the client still holds it (see releaseOrder).
 func (c *Client) endOrdered() {
 	if c.ordered {
-		c.emitted = c.fe.stream.Emit(&c.fx.ops) || c.emitted
+		c.emitNow()
 		c.releaseOrder()
+	}
+}
+
+// emitNow feeds the effects recorded so far at once, when the command
+// runs alone under the order lock, for a handler whose later work feeds
+// the stream directly (SWAPDB's serving of blocked clients, whose lazy
+// expiries follow the swap). In a transaction or a script they stay
+// with the others, fed at its end.
+func (c *Client) emitNow() {
+	if c.ordered {
+		c.emitted = c.fe.stream.Emit(&c.fx.ops) || c.emitted
 	}
 }
 

@@ -69,6 +69,10 @@ type blockScenario struct {
 	name  string
 	conns int
 	steps []blockStep
+	// stream: the replication stream the steps make is compared too, as
+	// the last transcript line (replStream), and active expiry, which the
+	// steps may turn off with DEBUG SET-ACTIVE-EXPIRE 0, is on again after.
+	stream bool
 }
 
 var blockScenarios = []blockScenario{
@@ -129,6 +133,19 @@ var blockScenarios = []blockScenario{
 	{name: "swapdb brings a list", conns: 2, steps: []blockStep{
 		bSend(1, "BLPOP k 0"), bBlocked(1), bDo(0, "SELECT 1"), bDo(0, "RPUSH k v w"), bDo(0, "SWAPDB 0 1"), bRead(1), bDo(0, "SELECT 0"), bDo(0, "LRANGE k 0 -1"),
 	}},
+	// Serving finds the key expired: the stream deletes it after the
+	// command that woke the waiter, as Redis's handleClientsBlockedOnKeys
+	// runs after the command is propagated.
+	{name: "swapdb wakes a waiter, key already expired", conns: 2, stream: true, steps: []blockStep{
+		bDo(0, "DEBUG SET-ACTIVE-EXPIRE 0"), bDo(0, "FLUSHALL"), bDo(0, "SELECT 1"), bDo(0, "RPUSH k hello"), bDo(0, "PEXPIRE k 100"),
+		bDo(1, "SELECT 9"), bSend(1, "BRPOP k 1"), bBlocked(1), bPause(110 * time.Millisecond),
+		bDo(0, "SWAPDB 1 9"), bRead(1), bDo(0, "SELECT 9"), bDo(0, "EXISTS k"),
+	}},
+	{name: "exec wakes a waiter, key already expired", conns: 2, stream: true, steps: []blockStep{
+		bDo(0, "DEBUG SET-ACTIVE-EXPIRE 0"), bDo(0, "FLUSHALL"), bSend(1, "BRPOP k 1"), bBlocked(1),
+		bDo(0, "MULTI"), bDo(0, "RPUSH k hello"), bDo(0, "PEXPIRE k 100"), bDo(0, "DEBUG SLEEP 0.2"), bDo(0, "EXEC"),
+		bRead(1), bDo(0, "EXISTS k"),
+	}},
 	{name: "other type does not serve", conns: 2, steps: []blockStep{
 		bSend(1, "BLPOP k 0"), bBlocked(1), bDo(0, "SET k v"), bPause(20 * time.Millisecond), bDo(0, "DEL k"), bDo(0, "RPUSH k x"), bRead(1),
 	}},
@@ -162,6 +179,9 @@ func TestRedisBlocking(t *testing.T) {
 						got := "<missing>"
 						if i < len(sut) {
 							got = sut[i]
+						}
+						if i == len(sc.steps) {
+							t.Fatalf("the replication stream differs\n  redis:  %s\n  %s: %s", ref[i], sideName(), got)
 						}
 						t.Fatalf("step %d %v (conn %d): differs\n  redis:  %q\n  %s: %q", i, sc.steps[i].args, sc.steps[i].conn, ref[i], sideName(), got)
 					}
@@ -205,6 +225,15 @@ func playBlocking(addr string, sc blockScenario, proto int) []string {
 		}
 	}
 	ctl := conns[0]
+	var stream *replStream
+	if sc.stream {
+		var err error
+		if stream, err = attachReplStream(addr, timeout); err != nil {
+			out[0] = "error: " + err.Error()
+			return out
+		}
+		defer stream.close()
+	}
 	read := func(c *conn) string {
 		c.c.SetReadDeadline(time.Now().Add(timeout))
 		rep, err := readReply(c.r)
@@ -258,6 +287,9 @@ func playBlocking(addr string, sc blockScenario, proto int) []string {
 		if strings.HasPrefix(out[i], "error: ") {
 			return out[:i+1]
 		}
+	}
+	if stream != nil {
+		out = append(out, stream.read())
 	}
 	return out
 }
