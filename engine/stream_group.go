@@ -86,6 +86,18 @@ func (s *stream) group(name []byte) *streamGroup {
 	return s.groups[i]
 }
 
+// addGroup puts g among the groups in name order, or reports false if
+// a group of that name exists: every lookup is a binary search, so the
+// order is what makes a duplicate visible.
+func (s *stream) addGroup(g *streamGroup) bool {
+	i, found := slices.BinarySearchFunc(s.groups, g.name, func(o *streamGroup, n string) int { return strings.Compare(o.name, n) })
+	if found {
+		return false
+	}
+	s.groups = slices.Insert(s.groups, i, g)
+	return true
+}
+
 // consumer returns the consumer named name, or nil.
 func (g *streamGroup) consumer(name []byte) *streamConsumer {
 	i, ok := slices.BinarySearchFunc(g.consumers, name, func(c *streamConsumer, n []byte) int { return strings.Compare(c.name, string(n)) })

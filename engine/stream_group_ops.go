@@ -143,17 +143,9 @@ func (d DB) XGroupCreate(key, group []byte, id XGroupID, mkstream bool, entriesR
 		if err != nil {
 			return false, false, err
 		}
-		if s.group(group) != nil {
+		if !s.addGroup(&streamGroup{name: string(group), lastID: at, entriesRead: entriesRead}) {
 			return false, false, ErrStreamBusyGroup
 		}
-		g := &streamGroup{name: string(group), lastID: at, entriesRead: entriesRead}
-		i := 0
-		for i < len(s.groups) && s.groups[i].name < g.name {
-			i++
-		}
-		s.groups = append(s.groups, nil)
-		copy(s.groups[i+1:], s.groups[i:])
-		s.groups[i] = g
 		s.groupsChanged()
 		return true, created, nil
 	})

@@ -121,9 +121,6 @@ func streamFromSnapshot(ss *StreamSnapshot) (*stream, error) {
 		s.refreshFirst()
 	}
 	for _, sg := range ss.Groups {
-		if s.group(sg.Name) != nil {
-			return nil, errBadStream
-		}
 		g := &streamGroup{name: string(sg.Name), lastID: sg.LastID, entriesRead: sg.EntriesRead}
 		if ss.V1 {
 			g.entriesRead = s.estimateEntriesRead(g.lastID)
@@ -156,23 +153,10 @@ func streamFromSnapshot(ss *StreamSnapshot) (*stream, error) {
 			}
 		}
 		g.pel = kept
-		s.groups = append(s.groups, g)
-	}
-	for i := 1; i < len(s.groups); i++ {
-		if s.groups[i-1].name >= s.groups[i].name {
-			s.sortGroups()
-			break
+		if !s.addGroup(g) {
+			return nil, errBadStream
 		}
 	}
 	s.groupsChanged()
 	return s, nil
-}
-
-// sortGroups orders the groups by name.
-func (s *stream) sortGroups() {
-	for i := 1; i < len(s.groups); i++ {
-		for j := i; j > 0 && s.groups[j-1].name > s.groups[j].name; j-- {
-			s.groups[j-1], s.groups[j] = s.groups[j], s.groups[j-1]
-		}
-	}
 }
