@@ -146,14 +146,15 @@ func (m *Manifest) Format() []byte {
 }
 
 // needsRepr is sdsneedsrepr: true when a byte is a quote, a backslash, a
-// blank or outside printable ASCII; and for the empty name, which Redis
-// would write unquoted and then fail to read back.
+// blank or outside printable ASCII; and for the empty name and a single
+// quote, which Redis would write unquoted and then fail to read back
+// (sdssplitargs opens a quoted token at a ' too).
 func needsRepr(s string) bool {
 	if s == "" {
 		return true
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '\\' || c == '"' || c <= ' ' || c >= 0x7f {
+		if c := s[i]; c == '\\' || c == '"' || c == '\'' || c <= ' ' || c >= 0x7f {
 			return true
 		}
 	}
