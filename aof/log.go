@@ -365,6 +365,11 @@ func (l *Log) writeLocked(hold bool) {
 	if !hold {
 		l.mu.Unlock()
 	}
+	if l.o.FlushSleep != nil {
+		if d := l.o.FlushSleep(); d > 0 {
+			time.Sleep(d)
+		}
+	}
 	n, err := f.Write(p)
 	if !hold {
 		l.mu.Lock()

@@ -539,3 +539,28 @@ func TestRewriteWhileOff(t *testing.T) {
 		t.Errorf("empty dir: manifest %q", m.Format())
 	}
 }
+
+// DEBUG AOF-FLUSH-SLEEP: the sleep comes before the write, so under
+// always a waiter returns no sooner than it, with its bytes in the file.
+func TestFlushSleepComesBeforeTheWrite(t *testing.T) {
+	o := testOptions(t)
+	o.Fsync = FsyncAlways
+	var asked atomic.Int64
+	const sleep = 30 * time.Millisecond
+	o.FlushSleep = func() time.Duration { asked.Add(1); return sleep }
+	l := openTest(t, o)
+	start := time.Now()
+	seq := l.Append(-1, propagate.AppendCommand(nil, "INCR", "x"))
+	if err := l.WaitDurable(seq); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < sleep || asked.Load() == 0 {
+		t.Errorf("WaitDurable took %v and asked the sleep %d times; want at least %v after asking", took, asked.Load(), sleep)
+	}
+	l.mu.Lock()
+	written := l.written
+	l.mu.Unlock()
+	if written < seq {
+		t.Errorf("written %d, want %d", written, seq)
+	}
+}

@@ -30,6 +30,10 @@ type Options struct {
 	NoFsyncOnRewrite bool   // no-appendfsync-on-rewrite
 	DisableAutoGC    bool   // aof-disable-auto-gc: keep history files
 	Logger           *slog.Logger
+	// FlushSleep, when set, says how long to sleep before each write of
+	// buffered commands: DEBUG AOF-FLUSH-SLEEP (Redis's aof_flush_sleep),
+	// with which Redis's tests check that no reply overtakes its write.
+	FlushSleep func() time.Duration
 
 	// Test hooks; nil means the real thing.
 	Now func() time.Time // the clock of #TS: annotations and everysec

@@ -91,6 +91,9 @@ func (c *Config) Get(patterns ...string) [][2]string {
 		}
 		for id := range table {
 			d := &table[id]
+			if d.is(hidden) {
+				continue
+			}
 			for _, name := range []string{d.name, d.alias} {
 				if name != "" && globMatch(p, name, true) {
 					add(name, id)

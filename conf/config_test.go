@@ -43,14 +43,25 @@ func TestGet(t *testing.T) {
 		}
 	}
 	all := c.Get("*")
-	aliases := 0
+	shown := 0 // every name and alias but the hidden directives'
 	for id := range table {
+		if table[id].is(hidden) {
+			continue
+		}
+		shown++
 		if table[id].alias != "" {
-			aliases++
+			shown++
 		}
 	}
-	if len(all) != numDirectives+aliases {
-		t.Errorf("Get(*) has %d pairs, want %d", len(all), numDirectives+aliases)
+	if len(all) != shown {
+		t.Errorf("Get(*) has %d pairs, want %d", len(all), shown)
+	}
+	// A hidden directive answers to its exact name only, as in Redis.
+	if got := c.Get("rdb-key-save-delay"); len(got) != 1 || got[0] != [2]string{"rdb-key-save-delay", "0"} {
+		t.Errorf("Get(rdb-key-save-delay) = %q", got)
+	}
+	if got := c.Get("rdb-key-save-*"); len(got) != 0 {
+		t.Errorf("Get(rdb-key-save-*) = %q, want nothing (hidden)", got)
 	}
 }
 

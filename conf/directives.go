@@ -30,6 +30,7 @@ const (
 	multiArg                   // the value is several words (save 3600 1 300 100)
 	volatile                   // a CONFIG SET of it runs its applier even when the value is unchanged (a file may have changed; OnApply)
 	percent                    // kindMemory that also takes "N%" (redis PERCENT_CONFIG), stored as -N
+	hidden                     // a test knob CONFIG GET matches by its exact name only, never by pattern (redis HIDDEN_CONFIG)
 )
 
 // directive describes one configuration directive. The table below is the
@@ -86,6 +87,8 @@ const (
 	dRDBCompression
 	dRDBChecksum
 	dRDBSaveIncrementalFsync
+	dRDBKeySaveDelay
+	dKeyLoadDelay
 	dStopWritesOnBgsaveError
 	dAppendOnly
 	dLogLevel
@@ -304,6 +307,11 @@ var table = [numDirectives]directive{
 	dRDBCompression:          {name: "rdbcompression", kind: kindBool, flags: mutable, def: "yes"},
 	dRDBChecksum:             {name: "rdbchecksum", kind: kindBool, def: "yes"},
 	dRDBSaveIncrementalFsync: {name: "rdb-save-incremental-fsync", kind: kindBool, def: "yes"},
+	// Test knobs of Redis's own test suite: microseconds slept per key
+	// saved (dumps, AOF rewrites, full syncs) and per key or command
+	// loaded; negative -N sleeps 1 µs once in N keys on average.
+	dRDBKeySaveDelay:         {name: "rdb-key-save-delay", kind: kindInt, flags: mutable | hidden, def: "0", min: intMin, max: intMax},
+	dKeyLoadDelay:            {name: "key-load-delay", kind: kindInt, flags: mutable | hidden, def: "0", min: intMin, max: intMax},
 	dStopWritesOnBgsaveError: {name: "stop-writes-on-bgsave-error", kind: kindBool, flags: mutable, def: "yes"},
 	dAppendOnly:              {name: "appendonly", kind: kindBool, flags: mutable, def: "no"},
 

@@ -101,6 +101,14 @@ func (c *Config) DBFilename() string { return c.load().str[dDBFilename] }
 // RDBCompression compresses strings in snapshots (LZF).
 func (c *Config) RDBCompression() bool { return c.load().num[dRDBCompression] != 0 }
 
+// RDBKeySaveDelay is rdb-key-save-delay: microseconds slept after each
+// key a dump writes (a test knob; see snapshot.DebugDelay).
+func (c *Config) RDBKeySaveDelay() int { return int(c.load().num[dRDBKeySaveDelay]) }
+
+// KeyLoadDelay is key-load-delay: microseconds slept after each key or
+// AOF command loaded (a test knob; see snapshot.DebugDelay).
+func (c *Config) KeyLoadDelay() int { return int(c.load().num[dKeyLoadDelay]) }
+
 // RDBSaveIncrementalFsync fsyncs a dump every 4 MB as it is written.
 func (c *Config) RDBSaveIncrementalFsync() bool {
 	return c.load().num[dRDBSaveIncrementalFsync] != 0

@@ -86,6 +86,7 @@ var debugSubs = []debugSub{
 	{"change-repl-id", argcIs(2), cmdDebugChangeReplID},
 	{"stringmatch-test", argcIs(2), cmdDebugStringmatchTest},
 	{"set-disable-deny-scripts", argcIs(3), cmdDebugDisableDenyScripts},
+	{"aof-flush-sleep", argcIs(3), cmdDebugAOFFlushSleep},
 }
 
 // ErrDebugNotAllowed is the refusal of DEBUG under enable-debug-command no
@@ -135,6 +136,8 @@ func (c *Client) debugAllowed() bool {
 // debugHelp is DEBUG HELP's text for the subcommands Tandem serves, in
 // Redis's words and order.
 var debugHelp = []string{
+	"AOF-FLUSH-SLEEP <microsec>",
+	"    Server will sleep before flushing the AOF, this is used for testing.",
 	"CHANGE-REPL-ID",
 	"    Change the replication IDs of the instance.",
 	"    Dangerous: should be used only for testing the replication subsystem.",
@@ -564,6 +567,14 @@ func cmdDebugSleep(c *Client, args [][]byte) {
 // turns the active expiry cycle on, 0 off.
 func cmdDebugSetActiveExpire(c *Client, args [][]byte) {
 	c.fe.eng.SetActiveExpire(cAtoi(args[2]) != 0)
+	c.w.Status("OK")
+}
+
+// cmdDebugAOFFlushSleep is DEBUG AOF-FLUSH-SLEEP <microsec>: each write
+// of the AOF's buffer sleeps first, so Redis's tests can see whether a
+// reply goes out before its write reaches the file.
+func cmdDebugAOFFlushSleep(c *Client, args [][]byte) {
+	c.fe.svc.AppendOnly.SetFlushSleep(cAtoi(args[2]))
 	c.w.Status("OK")
 }
 

@@ -152,7 +152,7 @@ func TestDebugMisc(t *testing.T) {
 	c.expect(">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n$40\r\nSome real reply following the push reply\r\n", "DEBUG", "PROTOCOL", "push")
 	c.expect("|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n$39\r\nSome real reply following the attribute\r\n", "DEBUG", "PROTOCOL", "attrib")
 	r := c.do("DEBUG", "HELP")
-	if !strings.HasPrefix(r, "*"+itoa(len(debugHelp)+3)+"\r\n+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n+CHANGE-REPL-ID\r\n") {
+	if !strings.HasPrefix(r, "*"+itoa(len(debugHelp)+3)+"\r\n+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n+AOF-FLUSH-SLEEP <microsec>\r\n") {
 		t.Errorf("DEBUG HELP: %q", r)
 	}
 }

@@ -38,6 +38,16 @@ type AppendOnly struct {
 	offDone chan struct{}
 	off     offRewrites
 	loaded  aof.LoadStats
+	// flushSleep is DEBUG AOF-FLUSH-SLEEP's microseconds (aof.Options.FlushSleep).
+	flushSleep atomic.Int64
+}
+
+// SetFlushSleep is DEBUG AOF-FLUSH-SLEEP: every write of the log's buffer
+// sleeps usec microseconds first (0: none).
+func (a *AppendOnly) SetFlushSleep(usec int) { a.flushSleep.Store(int64(usec)) }
+
+func (a *AppendOnly) flushSleepFor() time.Duration {
+	return time.Duration(a.flushSleep.Load()) * time.Microsecond
 }
 
 // Replayer runs the commands an AOF or a master's stream holds
@@ -54,7 +64,7 @@ func (a *AppendOnly) options() aof.Options {
 	return aof.Options{Dir: c.Dir(), DirName: c.AppendDirname(), FileName: c.AppendFilename(),
 		Fsync: fsyncOf(c), UseRDBPreamble: c.AOFUseRDBPreamble(), TimestampEnabled: c.AOFTimestampEnabled(),
 		LoadTruncated: c.AOFLoadTruncated(), NoFsyncOnRewrite: c.NoAppendFsyncOnRewrite(),
-		DisableAutoGC: c.AOFDisableAutoGC(), Logger: a.s.Log}
+		DisableAutoGC: c.AOFDisableAutoGC(), Logger: a.s.Log, FlushSleep: a.flushSleepFor}
 }
 
 func fsyncOf(c *conf.Config) aof.Fsync {
@@ -117,6 +127,7 @@ func (a *AppendOnly) load(o aof.Options, r Replayer) (aof.LoadStats, error) {
 			if err := r.Apply(args); err != nil {
 				return fmt.Errorf("%w: %v", aof.ErrUnknownCommand, err)
 			}
+			snapshot.DebugDelay(a.s.Config.KeyLoadDelay())
 			return nil
 		},
 	})

@@ -38,6 +38,9 @@ type FileOptions struct {
 	// the replication position the dump records (ok false: none). The
 	// header and its AUX fields are written after the instant.
 	Repl func() (info ReplInfo, ok bool)
+	// KeySaveDelay is rdb-key-save-delay, slept after each key
+	// (DebugDelay); read once, as a Redis child reads it at its fork.
+	KeySaveDelay int
 }
 
 // SaveResult describes a finished dump.
@@ -219,7 +222,11 @@ func write(w io.Writer, eng *engine.Engine, o FileOptions) (SaveResult, error) {
 			}
 		}
 		res.Keys++
-		return writeItem(rw, it)
+		if err := writeItem(rw, it); err != nil {
+			return err
+		}
+		DebugDelay(o.KeySaveDelay)
+		return nil
 	})
 	if err == nil && rw == nil {
 		header()
@@ -270,6 +277,8 @@ type LoadOptions struct {
 	Function func(code []byte, replace bool) error
 	// Onto says what the keyspace may hold already.
 	Onto Onto
+	// KeyLoadDelay is key-load-delay, slept after each key (DebugDelay).
+	KeyLoadDelay int
 	// Expired, when set, is given each key the load dropped as expired
 	// (key is the reader's: copy it to keep it).
 	Expired func(db int, key []byte)
@@ -392,6 +401,7 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions, maxKeys int64) (LoadRe
 		if err != nil {
 			return res, fmt.Errorf("loading key %q: %w", rec.Key, err)
 		}
+		DebugDelay(o.KeyLoadDelay)
 		if ok {
 			res.Loaded++
 		} else {

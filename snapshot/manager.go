@@ -85,7 +85,7 @@ func (m *Manager) LoadOnto(onto Onto) (LoadResult, error) { return m.loadFile(on
 // loadFile is LoadOnto giving expired the keys dropped as expired.
 func (m *Manager) loadFile(onto Onto, expired func(db int, key []byte)) (LoadResult, error) {
 	start := time.Now()
-	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto, Expired: expired})
+	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto, Expired: expired, KeyLoadDelay: m.cfg.KeyLoadDelay()})
 	if errors.Is(err, ErrNoFile) {
 		return res, nil
 	}
@@ -182,7 +182,7 @@ func (m *Manager) fileOptions(cut func()) FileOptions {
 	}
 	return FileOptions{Compress: m.cfg.RDBCompression(), Checksum: m.cfg.RDBChecksum(),
 		IncrementalFsync: m.cfg.RDBSaveIncrementalFsync(),
-		Functions:        fns, UsedMemory: m.eng.UsedMemory(), Cut: cut}
+		Functions:        fns, UsedMemory: m.eng.UsedMemory(), Cut: cut, KeySaveDelay: m.cfg.RDBKeySaveDelay()}
 }
 
 // WriteRDB streams a point-in-time dump of the keyspace to w, as SAVE
@@ -204,7 +204,7 @@ func (m *Manager) WriteSyncRDB(w io.Writer, at func() ReplInfo) (SaveResult, err
 // RDB preamble is followed by commands), into a keyspace holding what
 // onto says: an AOF base, a replica's full sync.
 func (m *Manager) ReadRDB(r io.Reader, onto Onto) (LoadResult, error) {
-	res, err := load(r, m.eng, LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto}, math.MaxInt32)
+	res, err := load(r, m.eng, LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto, KeyLoadDelay: m.cfg.KeyLoadDelay()}, math.MaxInt32)
 	if err != nil && onto == OntoEmpty {
 		m.eng.FlushAll()
 	}
