@@ -116,7 +116,7 @@ func TestChecksum(t *testing.T) {
 	c := append([]byte(nil), b...)
 	c[len(c)-1] ^= 1
 	err := readToEnd(t, c)
-	if err == nil || !strings.Contains(err.Error(), "checksum mismatch: file says") || !strings.Contains(err.Error(), "computed") {
+	if err == nil || !strings.Contains(err.Error(), "RDB CRC error: checksum mismatch: file says") || !strings.Contains(err.Error(), "computed") {
 		t.Fatalf("bad checksum: %v", err)
 	}
 	var e *Error

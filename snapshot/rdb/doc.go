@@ -71,7 +71,7 @@
 // (bad magic/version, unknown opcode or type, bad length or string
 // encoding, truncation, bad LZF, ziplist/listpack/intset/zipmap framing —
 // header sizes, counts, prev/back lengths, terminators, intset order — and
-// checksum mismatch, reported as "checksum mismatch: file says X, computed
+// checksum mismatch, reported as "RDB CRC error: checksum mismatch: file says X, computed
 // Y"). Nothing is allocated on the word of a length field alone: strings are
 // read in chunks that grow as the bytes arrive, element slices start small,
 // an LZF string's claimed expansion is checked against the most LZF can

@@ -338,7 +338,7 @@ func (r *Reader) checkEOF() {
 	r.fill(b[:], "checksum")
 	stored := binary.LittleEndian.Uint64(b[:])
 	if stored != 0 && stored != computed {
-		r.failf(sumOff, "checksum mismatch: file says %016x, computed %016x", stored, computed)
+		r.failf(sumOff, "RDB CRC error: checksum mismatch: file says %016x, computed %016x", stored, computed) // "CRC error", as Redis logs it
 	}
 }
 
