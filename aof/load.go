@@ -39,6 +39,12 @@ type LoadCallbacks struct {
 	// Annotation sees each '#' line (#TS:…, Tandem's #MC:…), newline
 	// included; nil skips them.
 	Annotation func(line []byte)
+	// Progress, when set, is told the bytes of every file before the
+	// first is read, then each read (INFO's loading_* fields).
+	Progress interface {
+		Size(totalBytes int64)
+		Read(n int)
+	}
 }
 
 // ErrUnknownCommand is what Command returns (wrapped) for a command the
@@ -109,6 +115,9 @@ func Load(o Options, cb LoadCallbacks) (LoadStats, error) {
 		st.Status = LoadEmpty
 		return st, nil
 	}
+	if cb.Progress != nil {
+		cb.Progress.Size(st.CurrentSize)
+	}
 	log := o.logger()
 	for i, f := range files {
 		last := i == len(files)-1
@@ -147,6 +156,9 @@ func loadFile(o *Options, name string, size int64, last bool, cb LoadCallbacks, 
 		return false, nil
 	}
 	cr := &countingReader{r: f}
+	if cb.Progress != nil {
+		cr.read = cb.Progress.Read
+	}
 	br := bufio.NewReaderSize(cr, 64<<10)
 	var off int64
 	if sig, _ := br.Peek(5); bytes.Equal(sig, []byte("REDIS")) {
@@ -272,12 +284,16 @@ func shortRead(o *Options, name, path string, validUpTo int64, last bool) (bool,
 // countingReader counts the bytes read from the file, so the offset where
 // the RDB ended is known through the bufio.Reader's buffering.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r    io.Reader
+	n    int64
+	read func(n int) // LoadCallbacks.Progress's, or nil
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if c.read != nil {
+		c.read(n)
+	}
 	return n, err
 }

@@ -29,6 +29,7 @@ const (
 	inertSupervised       = "Tandem does not notify a supervisor (no sd_notify or SIGSTOP): run it as a simple service (systemd Type=simple or exec)"
 	inertKeepAlive        = "client sockets keep a fixed 300-second TCP keep-alive"
 	inertBacklog          = "the listen backlog is the kernel's (net.core.somaxconn)"
+	inertLoadingEvents    = "the event loops serve clients all through a load, not every so many bytes"
 	inertTenacity         = "Tandem's eviction frees what a write needs before it runs, with no effort to tune"
 	inertExpireEffort     = "Tandem's active expiry has no effort to tune; hz sets how often it runs"
 	inertDynamicHz        = "Tandem's background tasks run at hz whatever the number of clients"

@@ -22,6 +22,18 @@ type Config struct {
 	appliers  []applier // OnApply, in registration order
 	file      string    // absolute path of the config file, "" if none
 	warnings  []string  // what Load ignored, for the log
+
+	loading atomic.Pointer[func() bool] // SetLoadingCheck's
+}
+
+// SetLoadingCheck tells the configuration how to know that the data loads
+// at start, when CONFIG SET refuses appendonly, dir and
+// repl-diskless-load with LOADING, as Redis.
+func (c *Config) SetLoadingCheck(loading func() bool) { c.loading.Store(&loading) }
+
+func (c *Config) loadingNow() bool {
+	f := c.loading.Load()
+	return f != nil && (*f)()
 }
 
 // snapshot is one immutable set of values. Slices in it are never modified
@@ -193,6 +205,8 @@ func (c *Config) SetFrom(local bool, pairs ...[2]string) error {
 			failName, failReason = p[0], reasonImmutable
 		case d.is(protected) && !allowProtected:
 			failName, failReason = p[0], reasonProtected
+		case d.is(denyLoading) && c.loadingNow():
+			failName, failReason = p[0], ErrLoading
 		}
 		for j := 0; j < i && failReason == ""; j++ {
 			if spelled[j] == sp {
@@ -203,6 +217,9 @@ func (c *Config) SetFrom(local bool, pairs ...[2]string) error {
 	}
 	if hasUnknown {
 		return fmt.Errorf(errUnknownOption, unknown)
+	}
+	if failReason == ErrLoading {
+		return errors.New(ErrLoading)
 	}
 	if failReason != "" {
 		return fmt.Errorf(errSetFailed, failName, failReason)

@@ -25,12 +25,13 @@ const (
 type flag uint8
 
 const (
-	mutable   flag = 1 << iota // CONFIG SET may change it
-	protected                  // CONFIG SET only where enable-protected-configs allows
-	multiArg                   // the value is several words (save 3600 1 300 100)
-	volatile                   // a CONFIG SET of it runs its applier even when the value is unchanged (a file may have changed; OnApply)
-	percent                    // kindMemory that also takes "N%" (redis PERCENT_CONFIG), stored as -N
-	hidden                     // a test knob CONFIG GET matches by its exact name only, never by pattern (redis HIDDEN_CONFIG)
+	mutable     flag = 1 << iota // CONFIG SET may change it
+	protected                    // CONFIG SET only where enable-protected-configs allows
+	multiArg                     // the value is several words (save 3600 1 300 100)
+	volatile                     // a CONFIG SET of it runs its applier even when the value is unchanged (a file may have changed; OnApply)
+	percent                      // kindMemory that also takes "N%" (redis PERCENT_CONFIG), stored as -N
+	hidden                       // a test knob CONFIG GET matches by its exact name only, never by pattern (redis HIDDEN_CONFIG)
+	denyLoading                  // CONFIG SET refuses it while the data loads at start (redis DENY_LOADING_CONFIG)
 )
 
 // directive describes one configuration directive. The table below is the
@@ -89,6 +90,7 @@ const (
 	dRDBSaveIncrementalFsync
 	dRDBKeySaveDelay
 	dKeyLoadDelay
+	dLoadingProcessEventsIntervalBytes
 	dStopWritesOnBgsaveError
 	dAppendOnly
 	dLogLevel
@@ -302,7 +304,7 @@ var table = [numDirectives]directive{
 	// Snapshots. Tandem's defaults: save rules of redis.conf, data in ./data.
 	// dir does not chdir (redis does); the snapshot package resolves it.
 	dSave:                    {name: "save", kind: kindSpecial, flags: mutable | multiArg, def: "3600 1 300 100 60 10000", set: setSave, get: getSave},
-	dDir:                     {name: "dir", kind: kindString, flags: mutable | protected, def: "./data", checkStr: checkDir},
+	dDir:                     {name: "dir", kind: kindString, flags: mutable | protected | denyLoading, def: "./data", checkStr: checkDir},
 	dDBFilename:              {name: "dbfilename", kind: kindString, flags: mutable | protected, def: "dump.rdb", checkStr: checkDBFilename},
 	dRDBCompression:          {name: "rdbcompression", kind: kindBool, flags: mutable, def: "yes"},
 	dRDBChecksum:             {name: "rdbchecksum", kind: kindBool, def: "yes"},
@@ -310,10 +312,12 @@ var table = [numDirectives]directive{
 	// Test knobs of Redis's own test suite: microseconds slept per key
 	// saved (dumps, AOF rewrites, full syncs) and per key or command
 	// loaded; negative -N sleeps 1 µs once in N keys on average.
-	dRDBKeySaveDelay:         {name: "rdb-key-save-delay", kind: kindInt, flags: mutable | hidden, def: "0", min: intMin, max: intMax},
-	dKeyLoadDelay:            {name: "key-load-delay", kind: kindInt, flags: mutable | hidden, def: "0", min: intMin, max: intMax},
+	dRDBKeySaveDelay: {name: "rdb-key-save-delay", kind: kindInt, flags: mutable | hidden, def: "0", min: intMin, max: intMax},
+	dKeyLoadDelay:    {name: "key-load-delay", kind: kindInt, flags: mutable | hidden, def: "0", min: intMin, max: intMax},
+	dLoadingProcessEventsIntervalBytes: {name: "loading-process-events-interval-bytes", kind: kindInt, flags: mutable | hidden, def: "2097152", min: 1024, max: intMax,
+		inert: inertLoadingEvents},
 	dStopWritesOnBgsaveError: {name: "stop-writes-on-bgsave-error", kind: kindBool, flags: mutable, def: "yes"},
-	dAppendOnly:              {name: "appendonly", kind: kindBool, flags: mutable, def: "no"},
+	dAppendOnly:              {name: "appendonly", kind: kindBool, flags: mutable | denyLoading, def: "no"},
 
 	// Process. pidfile is written by cmd/tandem at start and removed at exit.
 	dLogLevel: {name: "loglevel", kind: kindEnum, flags: mutable, def: "notice", enum: logLevelNames},
@@ -513,7 +517,7 @@ var table = [numDirectives]directive{
 	dReplDisklessSync:             {name: "repl-diskless-sync", kind: kindBool, flags: mutable, def: "yes"},
 	dReplDisklessSyncDelay:        {name: "repl-diskless-sync-delay", kind: kindInt, flags: mutable, def: "5", min: 0, max: intMax},
 	dReplDisklessSyncMaxReplicas:  {name: "repl-diskless-sync-max-replicas", kind: kindInt, flags: mutable, def: "0", min: 0, max: intMax},
-	dReplDisklessLoad:             {name: "repl-diskless-load", kind: kindEnum, flags: mutable, def: "disabled", enum: []string{"disabled", "on-empty-db", "swapdb"}, inert: inertReplication},
+	dReplDisklessLoad:             {name: "repl-diskless-load", kind: kindEnum, flags: mutable | denyLoading, def: "disabled", enum: []string{"disabled", "on-empty-db", "swapdb"}, inert: inertReplication},
 	dReplDisableTCPNodelay:        {name: "repl-disable-tcp-nodelay", kind: kindBool, flags: mutable, def: "no", inert: inertReplication},
 	dReplPingReplicaPeriod:        {name: "repl-ping-replica-period", alias: "repl-ping-slave-period", kind: kindInt, flags: mutable, def: "10", min: 1, max: intMax},
 	dReplTimeout:                  {name: "repl-timeout", kind: kindInt, flags: mutable, def: "60", min: 1, max: intMax},

@@ -8,6 +8,7 @@ const (
 	errSyntax        = "ERR syntax error"
 	errUnknownOption = "ERR Unknown option or number of arguments for CONFIG SET - '%s'"
 	errSetFailed     = "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
+	ErrLoading       = "LOADING Redis is loading the dataset in memory" // the whole reply to a command, or a CONFIG SET of a denyLoading directive, while the data loads
 
 	reasonImmutable        = "can't set immutable config"
 	reasonProtected        = "can't set protected config"

@@ -27,3 +27,28 @@ func (s *session) paused(cmd *command, r *Request) bool {
 	}
 	return true
 }
+
+// loadingParked holds every request back while the data loads at start
+// (services.Loading): memcached has no LOADING reply, and its own
+// listener would not be open yet, so requests wait unread and the
+// session's loop is woken once the data is there. One atomic load after
+// the start.
+func (s *session) loadingParked() bool {
+	l := s.fe.svc.Loading
+	if !l.Active() {
+		return false
+	}
+	if s.loadParked.Load() {
+		return true
+	}
+	s.loadParked.Store(true)
+	peer := s.peer
+	if !l.WhenDone(func() {
+		s.loadParked.Store(false)
+		_ = peer.Wake()
+	}) {
+		s.loadParked.Store(false) // it ended meanwhile
+		return false
+	}
+	return true
+}

@@ -82,6 +82,8 @@ type session struct {
 	// pauseParked: CLIENT PAUSE holds back a request and the session's
 	// wake-up is parked (pause.go).
 	pauseParked atomic.Bool
+	// loadParked: the same while the data loads at start (pause.go).
+	loadParked atomic.Bool
 
 	// watcher is set once the session watches the log (watch.go); then
 	// it serves nothing else. watchTimer and watchDelay look again at a
@@ -103,6 +105,9 @@ func (s *session) Serve(in, out []byte) (int, []byte, bool) {
 	// never sees a memcached write in its middle. memcached has no BUSY
 	// reply: while a busy script holds the keyspace, requests wait unread
 	// and the loop comes back when it ends.
+	if len(in) > 0 && s.loadingParked() {
+		return 0, out, false
+	}
 	gate := s.fe.eng.Gate()
 	if len(in) > 0 && !gate.Enter() {
 		peer := s.peer

@@ -154,9 +154,33 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 		n.stopMetrics(ctx)
 	}()
 	n.Redis.MeasureStartupMemory() // built, nothing loaded yet: used_memory_startup
-	if err := n.loadDump(); err != nil {
-		log.Error(err.Error())
+	// As Redis, the listeners open before the load: while it runs, Redis
+	// clients get LOADING (and retry) instead of a refused connection,
+	// and memcached requests wait for the data (services.Loading).
+	loading := n.Services.Loading
+	loading.Begin()
+	errc := make(chan error, 1)
+	if !n.listen(errc) {
+		loading.Done()
 		return 1
+	}
+	loaded := make(chan error, 1)
+	go func() { loaded <- n.loadDump() }()
+	select {
+	case err := <-loaded:
+		loading.Done()
+		if err != nil {
+			log.Error(err.Error())
+			n.stopListening()
+			return 1
+		}
+	case sig := <-sigs: // as Redis: exit at once, nothing saved over the dump half loaded
+		log.Info("received signal while loading, exiting without saving", "signal", sig.String())
+		n.stopListening()
+		return 0
+	case <-n.stopNoSave: // SHUTDOWN, which saves nothing while loading (FinishShutdown)
+		n.stopListening()
+		return 0
 	}
 	n.loaded.Store(true)
 	rep := n.Services.Replication
@@ -167,6 +191,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	if host, port, ok := cfg.ReplicaOf(); ok { // the replicaof directive
 		if err := rep.ReplicaOf(host, port, true); err != nil {
 			log.Error("cannot start replicating", "err", err)
+			n.stopListening()
 			return 1
 		}
 	}
@@ -179,24 +204,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	go n.Services.AppendOnly.Run(ctx)                       // scheduled and automatic AOF rewrites
 	go n.mem.followHeap(ctx)                                // GOGC's floor of headroom
 
-	errc := make(chan error, 1)
-	go func() { errc <- n.Server.Run() }()
-	select {
-	case <-n.Server.Ready():
-		if err := n.Server.StartErr(); err != nil {
-			log.Error("cannot start", "err", err)
-			return 1
-		}
-	case err := <-errc:
-		log.Error("cannot start", "err", err)
-		return 1
-	}
-	if err := n.startTLS(); err != nil {
-		log.Error("cannot start", "err", err)
-		_ = n.Server.Stop(context.Background())
-		return 1
-	}
-	log.Info("Tandem ready to accept connections", "version", n.version, "redis", cfg.Port(), "memcached", cfg.MemcachedPort(), "tls", cfg.TLSPort(), "memcached-tls", cfg.MemcachedTLSPort(), "bind", cfg.Bind(), "pid", os.Getpid())
+	log.Info("Ready to accept connections", "version", n.version, "redis", cfg.Port(), "memcached", cfg.MemcachedPort(), "tls", cfg.TLSPort(), "memcached-tls", cfg.MemcachedTLSPort(), "bind", cfg.Bind(), "pid", os.Getpid())
 	n.serving.Store(true)
 	n.warnProtected()
 	defer n.writeHealth()() // for tandem healthcheck; removed on a clean stop
@@ -219,17 +227,46 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 		}
 	}
 	n.serving.Store(false)
-	stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-	defer stop()
-	if err := n.stopTLS(stopCtx); err != nil {
-		log.Warn("stopping the server", "err", err)
-	}
-	if err := n.Server.Stop(stopCtx); err != nil {
-		log.Warn("stopping the server", "err", err)
-	}
+	n.stopListening()
 	n.Services.AppendOnly.Close() // every write in it, synced
 	log.Info("Tandem is now ready to exit, bye bye...")
 	return 0
+}
+
+// listen opens every listener, plain and TLS, serving until Stop; the
+// plain server's end is sent on errc. It reports whether they opened
+// (else it has logged why and closed what had opened).
+func (n *Node) listen(errc chan error) bool {
+	log := n.log
+	go func() { errc <- n.Server.Run() }()
+	select {
+	case <-n.Server.Ready():
+		if err := n.Server.StartErr(); err != nil {
+			log.Error("cannot start", "err", err)
+			return false
+		}
+	case err := <-errc:
+		log.Error("cannot start", "err", err)
+		return false
+	}
+	if err := n.startTLS(); err != nil {
+		log.Error("cannot start", "err", err)
+		_ = n.Server.Stop(context.Background())
+		return false
+	}
+	return true
+}
+
+// stopListening closes the listeners and the connections, TLS first.
+func (n *Node) stopListening() {
+	stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	if err := n.stopTLS(stopCtx); err != nil {
+		n.log.Warn("stopping the server", "err", err)
+	}
+	if err := n.Server.Stop(stopCtx); err != nil {
+		n.log.Warn("stopping the server", "err", err)
+	}
 }
 
 // loadDump creates the data directory, removes the temporary dumps an

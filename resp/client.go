@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tandemkv/tandem/conf"
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/internal/stripe"
 	"github.com/tandemkv/tandem/propagate"
@@ -351,6 +352,10 @@ func (c *Client) exec(args [][]byte) {
 	}
 	if !queued && c.staleReplica() && c.deniedWhenStale(cmd, args) { // replica-serve-stale-data no
 		c.reject(cmd, errMasterDown)
+		return
+	}
+	if !c.obeys && fe.svc.Loading.Active() && c.deniedWhenLoading(cmd, args) { // the load at start (services.Loading)
+		c.reject(cmd, conf.ErrLoading)
 		return
 	}
 	if c.outsideGate && cmd.Flags&FlagAllowBusy == 0 {

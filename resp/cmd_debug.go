@@ -70,8 +70,8 @@ func argcAtLeast(min int) func(int) bool { return func(n int) bool { return n >=
 var debugSubs = []debugSub{
 	{"help", argcIs(2), cmdDebugHelp},
 	{"log", argcIs(3), cmdDebugLog},
-	{"reload", argcAtLeast(2), debugReload},
-	{"loadaof", argcIs(2), debugLoadAOF},
+	{"reload", argcAtLeast(2), notWhileLoading(debugReload)},
+	{"loadaof", argcIs(2), notWhileLoading(debugLoadAOF)},
 	{"object", argcIs(3), cmdDebugObject},
 	{"listpack", argcIs(3), cmdDebugListpack},
 	{"quicklist", argcIs(3, 4), cmdDebugQuicklist},
@@ -87,6 +87,19 @@ var debugSubs = []debugSub{
 	{"stringmatch-test", argcIs(2), cmdDebugStringmatchTest},
 	{"set-disable-deny-scripts", argcIs(3), cmdDebugDisableDenyScripts},
 	{"aof-flush-sleep", argcIs(3), cmdDebugAOFFlushSleep},
+}
+
+// notWhileLoading refuses run with LOADING while the data loads at start:
+// DEBUG may run then (it has the loading flag), but a reload would save
+// or replace the half-loaded keyspace.
+func notWhileLoading(run func(c *Client, args [][]byte)) func(c *Client, args [][]byte) {
+	return func(c *Client, args [][]byte) {
+		if c.fe.svc.Loading.Active() {
+			c.w.Error(conf.ErrLoading)
+			return
+		}
+		run(c, args)
+	}
 }
 
 // ErrDebugNotAllowed is the refusal of DEBUG under enable-debug-command no

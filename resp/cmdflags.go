@@ -65,6 +65,13 @@ func (c *Client) deniedWhenStale(cmd *Command, args [][]byte) bool {
 	return c.commandFlags(cmd, args)&FlagStale == 0
 }
 
+// deniedWhenLoading is Redis's is_denyloading_command: a command without
+// the loading flag (commandFlags). EXEC has it, and queues only commands
+// that have it, since the others were refused while loading as they came.
+func (c *Client) deniedWhenLoading(cmd *Command, args [][]byte) bool {
+	return c.commandFlags(cmd, args)&FlagLoading == 0
+}
+
 // declaredScriptFlags returns the flags of the script args, a call of cmd,
 // would run, when it declared them (a shebang, or a function): Redis's
 // getCommandFlags then puts them in place of the command's own

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tandemkv/tandem/latency"
+	"github.com/tandemkv/tandem/services"
 )
 
 // INFO: the sections, their fields and the statistics behind them.
@@ -257,8 +258,10 @@ func (f *Frontend) infoClients(b *infoBuilder) {
 }
 
 func (f *Frontend) infoPersistence(b *infoBuilder) {
+	loading := f.svc.Loading.Info()
+	b.int("loading", int01(loading.Active))
 	for _, kv := range [][2]string{
-		{"loading", "0"}, {"async_loading", "0"}, {"current_cow_peak", "0"},
+		{"async_loading", "0"}, {"current_cow_peak", "0"},
 		{"current_cow_size", "0"}, {"current_cow_size_age", "0"}, {"current_fork_perc", "0.00"},
 		{"current_save_keys_processed", "0"}, {"current_save_keys_total", "0"},
 	} {
@@ -280,6 +283,30 @@ func (f *Frontend) infoPersistence(b *infoBuilder) {
 	b.int("rdb_last_load_keys_expired", in.LastLoadExpired)
 	b.int("rdb_last_load_keys_loaded", in.LastLoadLoaded)
 	f.infoAOF(b)
+	if loading.Active {
+		infoLoading(b, loading, time.Now())
+	}
+}
+
+// infoLoading is the progress of the load at start, as Redis prints it
+// while loading: the share of the files' bytes read, and the seconds
+// left at the pace so far (1 in the first second).
+func infoLoading(b *infoBuilder, l services.LoadingInfo, now time.Time) {
+	perc, remaining := 0.0, int64(1)
+	if l.TotalBytes > 0 {
+		perc = float64(l.LoadedBytes) / float64(l.TotalBytes) * 100
+		remaining = l.TotalBytes - l.LoadedBytes
+	}
+	eta := int64(1)
+	if elapsed := now.Unix() - l.Start.Unix(); elapsed != 0 {
+		eta = elapsed * remaining / (l.LoadedBytes + 1)
+	}
+	b.int("loading_start_time", l.Start.Unix())
+	b.int("loading_total_bytes", l.TotalBytes)
+	b.field("loading_rdb_used_mem", "0")
+	b.int("loading_loaded_bytes", l.LoadedBytes)
+	b.float("loading_loaded_perc", perc)
+	b.int("loading_eta_seconds", eta)
 }
 
 // infoAOF is INFO persistence's AOF part, as Redis 7.0 prints it: the

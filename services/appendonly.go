@@ -130,6 +130,7 @@ func (a *AppendOnly) load(o aof.Options, r Replayer) (aof.LoadStats, error) {
 			snapshot.DebugDelay(a.s.Config.KeyLoadDelay())
 			return nil
 		},
+		Progress: a.s.Loading,
 	})
 	if err == nil && stats.Status != aof.LoadNotExist {
 		a.s.Log.Info("DB loaded from append only file", "seconds", time.Since(start).Seconds(), "commands", stats.Commands)

@@ -83,16 +83,20 @@ type Services struct {
 	// protocols' (latency-tracking: INFO latencystats, LATENCY HISTOGRAM,
 	// exporters through EachCommand).
 	CommandLatency *latency.Commands
+	// Loading is the load at start, while the listeners are open
+	// (loading.go).
+	Loading *Loading
 
 	shutdown shutdownState // PrepareShutdown in progress (shutdown.go)
 }
 
 // New builds the services and starts following the configuration.
 func New(o Options) *Services {
-	s := &Services{Config: o.Config, Log: o.Logger, Engine: o.Engine}
+	s := &Services{Config: o.Config, Log: o.Logger, Engine: o.Engine, Loading: &Loading{}}
 	if s.Config == nil {
 		s.Config = conf.Default()
 	}
+	s.Config.SetLoadingCheck(s.Loading.Active)
 	if s.Log == nil {
 		s.Log = slog.Default()
 	}
@@ -112,7 +116,7 @@ func New(o Options) *Services {
 	s.Persist = snapshot.New(snapshot.Options{Engine: s.Engine, Config: s.Config, Logger: s.Log,
 		Functions: s.functionSources, Function: s.loadFunction,
 		Limits:      func() engine.RestoreLimits { return EncodingLimits(s.Config) },
-		Replication: s.Replication})
+		Replication: s.Replication, LoadProgress: s.Loading})
 
 	followMemory(s.Engine, s.Config, o.ProcessMemory)
 	followCompression(s.Engine, s.Config)

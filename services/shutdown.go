@@ -68,6 +68,9 @@ func (s *Services) FinishShutdown(o ShutdownOptions) error {
 		s.Engine.Gate().UnpauseFor(engine.PauseDuringShutdown)
 		return ErrShutdown
 	}
+	if s.Loading.Active() { // as Redis: the data is not all there, so the dump stays as it is
+		o.Save, o.NoSave = false, true
+	}
 	if !s.waitForReplicas(o, abort) {
 		return fail("Shutdown was aborted while waiting for replicas")
 	}

@@ -268,6 +268,24 @@ func writeItem(w *rdb.Writer, it *engine.SnapItem) error {
 	return fmt.Errorf("snapshot: key of unknown type %v", it.Type)
 }
 
+// LoadProgress follows a load: Size once, before the first Read.
+type LoadProgress interface {
+	Size(totalBytes int64)
+	Read(n int)
+}
+
+// progressReader tells p of every read.
+type progressReader struct {
+	r io.Reader
+	p LoadProgress
+}
+
+func (pr *progressReader) Read(b []byte) (int, error) {
+	n, err := pr.r.Read(b)
+	pr.p.Read(n)
+	return n, err
+}
+
 // LoadOptions say how a dump is loaded.
 type LoadOptions struct {
 	Limits engine.RestoreLimits
@@ -277,6 +295,9 @@ type LoadOptions struct {
 	Function func(code []byte, replace bool) error
 	// Onto says what the keyspace may hold already.
 	Onto Onto
+	// Progress, when set, is told the file's size and each read from it
+	// (INFO's loading_* fields).
+	Progress LoadProgress
 	// KeyLoadDelay is key-load-delay, slept after each key (DebugDelay).
 	KeyLoadDelay int
 	// Expired, when set, is given each key the load dropped as expired
@@ -334,7 +355,14 @@ func ReadFile(eng *engine.Engine, path string, o LoadOptions) (LoadResult, error
 	if st, serr := f.Stat(); serr == nil {
 		maxKeys = min(maxKeys, st.Size()/3)
 	}
-	res, err := load(bufio.NewReaderSize(f, 1<<20), eng, o, maxKeys)
+	var r io.Reader = f
+	if o.Progress != nil {
+		if st, serr := f.Stat(); serr == nil {
+			o.Progress.Size(st.Size())
+		}
+		r = &progressReader{r: f, p: o.Progress}
+	}
+	res, err := load(bufio.NewReaderSize(r, 1<<20), eng, o, maxKeys)
 	if err != nil {
 		if o.Onto == OntoEmpty {
 			eng.FlushAll()

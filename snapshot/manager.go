@@ -26,6 +26,7 @@ type Manager struct {
 	loadFn    func([]byte, bool) error
 	limits    func() engine.RestoreLimits
 	repl      Replication
+	progress  LoadProgress // follows loads of the file (Options.LoadProgress)
 
 	mu           sync.Mutex
 	saving       bool      // a save (SAVE or BGSAVE) runs
@@ -59,11 +60,13 @@ type Options struct {
 	// Replication, when set, gives each save the replication position it
 	// records and takes the one the dump loaded at start recorded.
 	Replication Replication
+	// LoadProgress, when set, follows every load of the dump file.
+	LoadProgress LoadProgress
 }
 
 // New returns a manager; Run starts its save-rule checks.
 func New(o Options) *Manager {
-	m := &Manager{eng: o.Engine, cfg: o.Config, log: o.Logger, functions: o.Functions, loadFn: o.Function, limits: o.Limits, repl: o.Replication,
+	m := &Manager{eng: o.Engine, cfg: o.Config, log: o.Logger, functions: o.Functions, loadFn: o.Function, limits: o.Limits, repl: o.Replication, progress: o.LoadProgress,
 		lastSave: time.Now(), lastOK: true, lastBgSecs: -1}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -85,7 +88,7 @@ func (m *Manager) LoadOnto(onto Onto) (LoadResult, error) { return m.loadFile(on
 // loadFile is LoadOnto giving expired the keys dropped as expired.
 func (m *Manager) loadFile(onto Onto, expired func(db int, key []byte)) (LoadResult, error) {
 	start := time.Now()
-	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto, Expired: expired, KeyLoadDelay: m.cfg.KeyLoadDelay()})
+	res, err := ReadFile(m.eng, m.Path(), LoadOptions{Limits: m.limits(), Function: m.loadFn, Onto: onto, Expired: expired, KeyLoadDelay: m.cfg.KeyLoadDelay(), Progress: m.progress})
 	if errors.Is(err, ErrNoFile) {
 		return res, nil
 	}
