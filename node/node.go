@@ -119,7 +119,7 @@ func New(o Options) *Node {
 		ClientsCounter: n.Server.Clients,
 	}
 	facts.Executable, _ = os.Executable()
-	n.Redis = resp.New(resp.Options{Services: n.Services, Facts: facts, ClientBuffers: n.Server.ClientBuffers,
+	n.Redis = resp.New(resp.Options{Services: n.Services, Facts: facts, ClientBuffers: n.Server.ClientBuffers, NewClientID: n.Server.NewClientID,
 		Shutdown: func() { n.stopOnce.Do(func() { close(n.stopNoSave) }) }})
 
 	var listeners []server.Listener
@@ -184,7 +184,7 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	}
 	n.loaded.Store(true)
 	rep := n.Services.Replication
-	rep.SetReplayer(func() services.Replayer { return n.Redis.NewReplay() }, cfg.Port())
+	rep.SetReplayer(func() services.MasterReplayer { return n.Redis.NewMasterReplay() }, cfg.Port())
 	rep.SetTLSDialer(n.dialTLSPeer)
 	rep.OnReplica(n.Redis.UnblockForReplica)
 	defer rep.Close()

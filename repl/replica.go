@@ -69,6 +69,13 @@ type Callbacks struct {
 	// there. It runs on the link's goroutine: it must not block, nor
 	// stop the link itself.
 	FailoverPSYNC func(accepted bool)
+	// Linked, when set, is called as the master's stream starts being
+	// applied (after a full sync's load, or at once on +CONTINUE), with
+	// the connection's addresses and a drop that closes it (CLIENT KILL
+	// of the master client: the link reconnects and asks to continue, as
+	// Redis's). Unlinked is called when that stream ends.
+	Linked   func(remote, local string, drop func())
+	Unlinked func()
 }
 
 // replState is the replica's repl_state, as ROLE names it.
@@ -782,6 +789,12 @@ func (r *Replica) writeAck(conn net.Conn, off int64) {
 // stream applies the master's command stream until the link fails.
 func (r *Replica) stream(conn net.Conn, br *bufio.Reader, timeout time.Duration) error {
 	p := r.p
+	if r.cb.Linked != nil {
+		r.cb.Linked(conn.RemoteAddr().String(), conn.LocalAddr().String(), func() { conn.Close() })
+	}
+	if r.cb.Unlinked != nil {
+		defer r.cb.Unlinked()
+	}
 	// REPLCONF ACK once a second (replicationCron).
 	ackDone := make(chan struct{})
 	defer close(ackDone)

@@ -56,6 +56,9 @@ type Client struct {
 	// Atomic: a detached script writes it (exclusive.go).
 	errCounted atomic.Bool
 	killed     bool
+	// isReplica: a replica's connection, past its SYNC or PSYNC (CLIENT
+	// LIST flags=S, TYPE slave).
+	isReplica atomic.Bool
 
 	// CLIENT REPLY state, loop-local: replyOff drops every reply,
 	// replySkip drops the current command's, replySkipNext makes the next

@@ -270,7 +270,12 @@ func clientTypeByName(b []byte) (string, bool) {
 // (RESP3 ones included, as Redis), else normal (Tandem has no
 // replication). Any goroutine.
 func (c *Client) clientType() string {
-	if c.isPubSub() {
+	switch {
+	case c.isMaster(): // master_client.go
+		return clientMaster
+	case c.isReplica.Load():
+		return clientSlave
+	case c.isPubSub():
 		return clientPubSub
 	}
 	return clientNormal
@@ -327,14 +332,22 @@ func cmdClientList(c *Client, args [][]byte) {
 func (c *Client) appendInfoLine(b []byte, now time.Time, caller *Client, args [][]byte) []byte {
 	c.mu.Lock()
 	name, libName, libVer := c.name, c.libName, c.libVer
-	user := c.user.Name()
+	user := "(superuser)" // a replaying client, as Redis's master client
+	if c.user != nil {
+		user = c.user.Name()
+	}
 	noEvict, noTouch := c.noEvict, c.noTouch
 	c.mu.Unlock()
 	nSub, nPSub, nSSub := c.pubsubCounts()
 
 	flags := make([]byte, 0, 4)
-	if c.isMonitor() { // cmd_monitor.go
+	switch {
+	case c.isMonitor(): // cmd_monitor.go
 		flags = append(flags, 'O')
+	case c.isReplica.Load():
+		flags = append(flags, 'S')
+	case c.isMaster():
+		flags = append(flags, 'M')
 	}
 	if nSub+nPSub+nSSub > 0 {
 		flags = append(flags, 'P')

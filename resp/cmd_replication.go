@@ -109,6 +109,9 @@ func serveSync(c *Client, args [][]byte) {
 		return
 	}
 	c.w.Buf = append(c.w.Buf, c.replLink().Sync(args)...)
+	if c.link.Attached() {
+		c.isReplica.Store(true) // CLIENT LIST flags=S, TYPE slave
+	}
 }
 
 // cmdReplicaOf is REPLICAOF host port | NO ONE.

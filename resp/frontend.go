@@ -56,6 +56,10 @@ type Options struct {
 	// Shutdown stops the server without saving (SHUTDOWN has saved
 	// already); nil: SHUTDOWN only closes its connection (tests).
 	Shutdown func()
+	// NewClientID returns an id from the connections' sequence, for a
+	// client without a connection of its own (a replica's master client);
+	// nil: the front-end counts its own from 1<<62 (tests).
+	NewClientID func() uint64
 }
 
 // Frontend serves the Redis protocol: it implements server.Frontend.
@@ -109,6 +113,8 @@ type Frontend struct {
 	mon *monitor.Feed // MONITOR (cmd_monitor.go), shared with the memcached port
 
 	clientBuffers func() server.ClientBuffers // Options.ClientBuffers
+	newID         func() uint64               // Options.NewClientID
+	ownIDs        atomic.Uint64               // newClientID's without one
 
 	io server.IOStats // the server counts this port's reads, writes and reply buffer resizes here
 }
@@ -130,7 +136,7 @@ type frontendStats struct {
 // check them with CheckRenames first.
 func New(o Options) *Frontend {
 	svc := o.Services
-	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers,
+	f := &Frontend{eng: svc.Engine, cfg: svc.Config, facts: o.Facts, clientBuffers: o.ClientBuffers, newID: o.NewClientID,
 		hub: svc.Hub, scriptEngine: svc.Scripts, persist: svc.Persist, log: svc.Log, users: svc.Users,
 		tracking: svc.Tracking, slow: svc.Slowlog, latency: svc.Latency,
 		cmdLatency: svc.CommandLatency}
@@ -179,6 +185,14 @@ func (f *Frontend) NewSession(p server.Peer) server.Session {
 	f.clients.Store(c.id, c)
 	f.stats.connections.Add(1)
 	return c
+}
+
+// newClientID is a client id no connection has (Options.NewClientID).
+func (f *Frontend) newClientID() uint64 {
+	if f.newID != nil {
+		return f.newID()
+	}
+	return 1<<62 + f.ownIDs.Add(1)
 }
 
 // forEachClient visits connected clients in id order.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tandemkv/tandem/engine"
 	"github.com/tandemkv/tandem/propagate"
+	"github.com/tandemkv/tandem/server"
 	"github.com/tandemkv/tandem/services"
 )
 
@@ -34,8 +35,11 @@ type Replay struct {
 var ErrReplayUnknown = errors.New("unknown command")
 
 // NewReplay returns a replaying client.
-func (f *Frontend) NewReplay() *Replay {
-	c := newClient(f, replayPeer{})
+func (f *Frontend) NewReplay() *Replay { return f.newReplayOn(replayPeer{}) }
+
+// newReplayOn returns a replaying client on peer.
+func (f *Frontend) newReplayOn(peer server.Peer) *Replay {
+	c := newClient(f, peer)
 	c.obeys, c.authenticated, c.user = true, true, nil
 	c.parser.SetAuthRequired(false)
 	c.db.MayOvershoot = true // the writes were accepted once: no OOM refusal
@@ -88,6 +92,9 @@ func (r *Replay) Apply(args [][]byte) error {
 			})
 			return nil
 		}
+	}
+	if p, ok := c.peer.(*masterPeer); ok {
+		p.touch()
 	}
 	r.apply(func(c *Client) { c.exec(args) })
 	return nil

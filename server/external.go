@@ -24,6 +24,10 @@ func (s *Server) Admit() (id uint64, ok bool) {
 	return s.nextID.Add(1), true
 }
 
+// NewClientID returns the next id of the connections' sequence, for a
+// client with no connection (a replica's master client), counted nowhere.
+func (s *Server) NewClientID() uint64 { return s.nextID.Add(1) }
+
 // Leave uncounts a client Admit counted.
 func (s *Server) Leave() { s.clients.Add(-1) }
 

@@ -33,7 +33,7 @@ type Replication struct {
 
 	mu      sync.Mutex // guards link
 	link    *repl.Replica
-	replay  func() Replayer
+	replay  func() MasterReplayer
 	ownPort int
 	// dialTLS dials a master over TLS (tls-replication), with the
 	// configuration the composition root's TLS ports use.
@@ -192,10 +192,23 @@ func (r *Replication) Stale() bool {
 // SetReplayer gives the replication the replaying client it applies a
 // master's stream with (the composition root's: the Redis front-end's),
 // and the port this server listens on, for REPLCONF listening-port.
-func (r *Replication) SetReplayer(newReplay func() Replayer, port int) {
+func (r *Replication) SetReplayer(newReplay func() MasterReplayer, port int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.replay, r.ownPort = newReplay, port
+}
+
+// MasterReplayer is a replica's master client: it applies the master's
+// stream and, while the stream runs, is listed and killable as Redis's
+// master client (CLIENT LIST flags=M, CLIENT KILL TYPE master; resp's
+// NewMasterReplay).
+type MasterReplayer interface {
+	Replayer
+	// Linked: the stream from remote (our end local) is being applied;
+	// drop closes its connection.
+	Linked(remote, local string, drop func())
+	// Unlinked: that stream ended.
+	Unlinked()
 }
 
 // ErrNoTLSDialer: tls-replication without the TLS configuration to dial
@@ -260,6 +273,8 @@ func (r *Replication) replicaOf(host string, port int, atStartup bool, failover 
 			Apply:         func(_ int, args [][]byte) error { return replay.Apply(args) },
 			Log:           func(msg string) { r.s.Log.Info(msg) },
 			FailoverPSYNC: failover,
+			Linked:        replay.Linked,
+			Unlinked:      replay.Unlinked,
 		})
 	if r.onReplica != nil {
 		r.onReplica()

@@ -13,7 +13,9 @@ import (
 
 type discardReplayer struct{}
 
-func (discardReplayer) Apply([][]byte) error { return nil }
+func (discardReplayer) Apply([][]byte) error         { return nil }
+func (discardReplayer) Linked(_, _ string, _ func()) {}
+func (discardReplayer) Unlinked()                    {}
 
 // REPLICAOF NO ONE does not wait for the link's connect to a silent
 // master to time out (repl-timeout, a minute by default): in a
@@ -27,7 +29,7 @@ func TestNoOneDuringConnectToSilentMaster(t *testing.T) {
 	}
 	svc := services.New(services.Options{Config: cfg})
 	r := svc.Replication
-	r.SetReplayer(func() services.Replayer { return discardReplayer{} }, 6379)
+	r.SetReplayer(func() services.MasterReplayer { return discardReplayer{} }, 6379)
 	host, port, _ := net.SplitHostPort(silenthost.Addr(t))
 	portN, _ := strconv.Atoi(port)
 	if err := r.ReplicaOf(host, portN, false); err != nil {

@@ -150,6 +150,24 @@ func TestTandemReplicaOfRedis(t *testing.T) {
 	if v, _ := tc.Get(ctx, "during").Result(); v != "drop" {
 		t.Errorf("the write during the drop: %q", v)
 	}
+	// The replica drops it: its master client is listed as Redis's
+	// (flags=M, the master's address), CLIENT KILL TYPE master closes
+	// the link, and the link continues with a partial resync.
+	assertOneClient(t, tc, "master", " addr="+master.addrs[0]+" ", " flags=M ")
+	before, _ = mc.Info(ctx, "stats").Result()
+	if n, err := tc.Do(ctx, "CLIENT", "KILL", "TYPE", "master").Int(); err != nil || n != 1 {
+		t.Errorf("CLIENT KILL TYPE master on the replica = %d %v, want 1", n, err)
+	}
+	mc.Set(ctx, "during", "kill", 0)
+	waitInSync(t, tc, mc)
+	after, _ = mc.Info(ctx, "stats").Result()
+	if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
+		t.Errorf("after CLIENT KILL TYPE master the reconnection was not a partial resync: before %s/%s, after %s/%s",
+			infoField(before, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_full"), infoField(after, "sync_partial_ok"))
+	}
+	if v, _ := tc.Get(ctx, "during").Result(); v != "kill" {
+		t.Errorf("the write during the kill: %q", v)
+	}
 	if err := tc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +231,41 @@ func TestRedisReplicaOfTandem(t *testing.T) {
 			if v, _ := rc.Get(ctx, "during").Result(); v != "drop" {
 				t.Errorf("the write during the drop: %q", v)
 			}
+			// Tandem drops it: the replica's connection is listed as
+			// Redis lists a replica (flags=S, TYPE replica) and CLIENT
+			// KILL TYPE replica closes it; it comes back partially.
+			assertOneClient(t, tc, "replica", " flags=S ", " cmd=")
+			ri, _ = tc.Info(ctx, "stats").Result()
+			if n, err := tc.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Int(); err != nil || n != 1 {
+				t.Errorf("CLIENT KILL TYPE replica on Tandem = %d %v, want 1", n, err)
+			}
+			tc.Set(ctx, "during", "kill", 0)
+			waitInSync(t, rc, tc)
+			ri2, _ = tc.Info(ctx, "stats").Result()
+			if infoField(ri2, "sync_full") != infoField(ri, "sync_full") || infoField(ri2, "sync_partial_ok") == infoField(ri, "sync_partial_ok") {
+				t.Errorf("after CLIENT KILL TYPE replica: sync_full %s → %s, sync_partial_ok %s → %s, want a partial resync",
+					infoField(ri, "sync_full"), infoField(ri2, "sync_full"), infoField(ri, "sync_partial_ok"), infoField(ri2, "sync_partial_ok"))
+			}
+			if v, _ := rc.Get(ctx, "during").Result(); v != "kill" {
+				t.Errorf("the write during the kill: %q", v)
+			}
 		})
+	}
+}
+
+// assertOneClient checks that CLIENT LIST TYPE typ lists one client, whose
+// line holds every one of want.
+func assertOneClient(t *testing.T, c *redis.Client, typ string, want ...string) {
+	t.Helper()
+	list, err := c.Do(context.Background(), "CLIENT", "LIST", "TYPE", typ).Text()
+	if err != nil || strings.Count(list, "\n") != 1 {
+		t.Errorf("CLIENT LIST TYPE %s: %q %v, want one client", typ, list, err)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(list, w) {
+			t.Errorf("CLIENT LIST TYPE %s: %q lacks %q", typ, list, w)
+		}
 	}
 }
 
