@@ -125,7 +125,34 @@ func cmdFlushAll(c *Client, args [][]byte) {
 		return
 	}
 	c.fe.eng.FlushAll()
+	c.flushedAll()
 	c.w.Status("OK")
+}
+
+// flushedAll is FLUSHALL's effect on the dump (snapshot.Manager's
+// FlushedAll: a running BGSAVE is aborted, and with save rules the empty
+// keyspace is saved): at once and out of the gate, as Redis saves before
+// it replies; inside a transaction or a script, whose exclusive section a
+// dump's barrier would wait for, right after it ends. Not while the AOF
+// loads at start, whose own data follows.
+func (c *Client) flushedAll() {
+	p, log := c.fe.persist, c.fe.log
+	if c.fe.svc.Loading.Active() {
+		return
+	}
+	if c.inExclusive {
+		go func() {
+			if err := p.FlushedAll(); err != nil {
+				log.Warn("saving the DB after FLUSHALL", "err", err)
+			}
+		}()
+		return
+	}
+	var err error
+	c.withoutGate(func() { err = p.FlushedAll() })
+	if err != nil {
+		log.Warn("saving the DB after FLUSHALL", "err", err)
+	}
 }
 
 // dbIndexArg parses SWAPDB's index as Redis's getIntFromObjectOrReply with

@@ -41,7 +41,13 @@ type FileOptions struct {
 	// KeySaveDelay is rdb-key-save-delay, slept after each key
 	// (DebugDelay); read once, as a Redis child reads it at its fork.
 	KeySaveDelay int
+	// Aborted, when set, is asked after each key: true stops the dump
+	// with ErrAborted (a FLUSHALL made it pointless).
+	Aborted func() bool
 }
+
+// ErrAborted is a dump stopped by FileOptions.Aborted.
+var ErrAborted = errors.New("snapshot: the dump was aborted")
 
 // SaveResult describes a finished dump.
 type SaveResult struct {
@@ -226,6 +232,9 @@ func write(w io.Writer, eng *engine.Engine, o FileOptions) (SaveResult, error) {
 			return err
 		}
 		DebugDelay(o.KeySaveDelay)
+		if o.Aborted != nil && o.Aborted() {
+			return ErrAborted
+		}
 		return nil
 	})
 	if err == nil && rw == nil {

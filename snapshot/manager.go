@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tandemkv/tandem/conf"
@@ -44,6 +45,7 @@ type Manager struct {
 	lastExpired  int64
 	lastKeys     int64 // keys in the running or last save
 	done         chan struct{}
+	aborting     atomic.Bool // AbortBGSave: the running BGSAVE stops at its next key
 }
 
 // Options configure a Manager.
@@ -172,6 +174,7 @@ func (m *Manager) begin() bool {
 		return false
 	}
 	m.saving = true
+	m.aborting.Store(false)
 	m.done = make(chan struct{})
 	m.dirtyAtStart = m.eng.Changes()
 	return true
@@ -226,12 +229,21 @@ func (m *Manager) run(background bool) error {
 			return at()
 		}
 	}
+	if background {
+		o.Aborted = m.aborting.Load
+	}
 	res, err := WriteFile(m.eng, m.Path(), o)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.saving = false
 	close(m.done)
 	m.lastKeys = res.Keys
+	if errors.Is(err, ErrAborted) { // as Redis's child killed by SIGUSR1: no error status
+		m.lastBgSecs = int64(time.Since(start).Seconds())
+		m.bgStart = time.Time{}
+		m.log.Warn("Background saving aborted: the keyspace was flushed (FLUSHALL)", "file", m.Path())
+		return err
+	}
 	if background {
 		m.lastTry = time.Now()
 		m.lastOK = err == nil
@@ -247,6 +259,28 @@ func (m *Manager) run(background bool) error {
 	m.dirtyAtSave = m.dirtyAtStart
 	m.log.Info("DB saved on disk", "file", m.Path(), "keys", res.Keys, "bytes", res.Bytes, "seconds", time.Since(start).Seconds(), "background", background)
 	return nil
+}
+
+// FlushedAll is what FLUSHALL does to the dump, as Redis's
+// flushAllDataAndResetRDB: a running BGSAVE, of data that is gone, is
+// aborted, and with save rules the emptied keyspace is saved at once, so
+// a restart does not bring the flushed keys back. A SAVE that runs is
+// waited for (its dump is then replaced).
+func (m *Manager) FlushedAll() error {
+	m.mu.Lock()
+	if m.saving && !m.bgStart.IsZero() {
+		m.aborting.Store(true)
+	}
+	m.mu.Unlock()
+	if !m.HasRules() {
+		return nil
+	}
+	for {
+		m.Wait()
+		if err := m.Save(); err != ErrInProgress {
+			return err
+		}
+	}
 }
 
 // Wait blocks until no save runs.
