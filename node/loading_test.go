@@ -270,3 +270,39 @@ func TestShutdownWhileLoadingKeepsTheDump(t *testing.T) {
 		}
 	}
 }
+
+// DEBUG RELOAD loads as the start does (Redis's startLoading): a client
+// served meanwhile gets LOADING, not BUSY, once the reload holds the
+// keyspace past busy-reply-threshold.
+func TestDebugReloadIsLoading(t *testing.T) {
+	dir := t.TempDir()
+	writeDump(t, dir, 10)
+	r := runNode(t, dir, "--enable-debug-command", "yes", "--busy-reply-threshold", "50")
+	a := dial(t, r.port)
+	abr := bufio.NewReader(a)
+	for deadline := time.Now().Add(10 * time.Second); respCall(t, a, abr, "PING") != "+PONG"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("never loaded")
+		}
+	}
+	if got := respCall(t, a, abr, "CONFIG", "SET", "key-load-delay", "100000"); got != "+OK" { // 1 s to reload
+		t.Fatalf("CONFIG SET key-load-delay: %q", got)
+	}
+	a.Write([]byte("*3\r\n$5\r\nDEBUG\r\n$6\r\nRELOAD\r\n$6\r\nNOSAVE\r\n"))
+	b := dial(t, r.port)
+	bbr := bufio.NewReader(b)
+	time.Sleep(300 * time.Millisecond)
+	if got := respCall(t, b, bbr, "PING"); got != "-LOADING Redis is loading the dataset in memory" {
+		t.Errorf("PING during DEBUG RELOAD: %q", got)
+	}
+	a.SetDeadline(time.Now().Add(10 * time.Second))
+	if line, err := abr.ReadString('\n'); line != "+OK\r\n" {
+		t.Errorf("DEBUG RELOAD: %q %v", line, err)
+	}
+	if got := respCall(t, b, bbr, "GET", "k3"); got != "v" {
+		t.Errorf("GET after the reload: %q", got)
+	}
+	if code := r.stop(t); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -170,8 +170,8 @@ func (n *Node) Run(sigs <-chan os.Signal) int {
 	case err := <-loaded:
 		loading.Done()
 		if err != nil {
-			log.Error(err.Error())
 			n.stopListening()
+			log.Error(err.Error()) // the last line, as Redis's exit on a bad file
 			return 1
 		}
 	case sig := <-sigs: // as Redis: exit at once, nothing saved over the dump half loaded

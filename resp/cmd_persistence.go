@@ -3,6 +3,8 @@ package resp
 import (
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tandemkv/tandem/services"
 	"github.com/tandemkv/tandem/snapshot"
@@ -208,10 +210,10 @@ func debugReload(c *Client, args [][]byte) {
 			return
 		}
 	}
-	var err error
-	c.exclusive(func() {
+	log, persist, eng := c.fe.log, c.fe.persist, c.fe.eng
+	c.loadingSection(func(w *Writer) {
 		if flush {
-			c.fe.eng.FlushAll()
+			eng.FlushAll()
 		}
 		// Load takes a missing dump for an empty one (a first start);
 		// Redis's reload fails on it, after the flush.
@@ -222,16 +224,47 @@ func debugReload(c *Client, args [][]byte) {
 		case !flush:
 			onto = snapshot.OntoKeep
 		}
-		if _, err = os.Stat(c.fe.persist.Path()); err == nil {
-			_, err = c.fe.persist.LoadOnto(onto)
+		var err error
+		if _, err = os.Stat(persist.Path()); err == nil {
+			_, err = persist.LoadOnto(onto)
 		}
+		if err != nil {
+			log.Warn("DEBUG RELOAD could not load the dump", "err", err)
+			w.Error("ERR Error trying to load the RDB dump")
+			return
+		}
+		w.Status("OK")
 	})
-	if err != nil {
-		c.fe.log.Warn("DEBUG RELOAD could not load the dump", "err", err)
-		c.w.Error("ERR Error trying to load the RDB dump")
-		return
-	}
-	c.w.Status("OK")
+}
+
+// loadingSection runs a reload, which writes its reply to w, as Redis's
+// DEBUG RELOAD and LOADAOF load (startLoading): exclusively, the keyspace
+// marked as loading, so that other clients, once the section has held
+// the keyspace past busy-reply-threshold and they are served again (as
+// beside a busy script), get LOADING; INFO shows the progress.
+func (c *Client) loadingSection(run func(w *Writer)) {
+	fe := c.fe
+	threshold := max(fe.cfg.BusyReplyThreshold(), time.Millisecond)
+	c.exclusiveDetached(threshold, func(w *Writer) {
+		fe.svc.Loading.Begin()
+		defer fe.svc.Loading.Done()
+		var mu sync.Mutex
+		running := true
+		busy := time.AfterFunc(threshold, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if running {
+				fe.eng.Gate().SetBusy()
+			}
+		})
+		defer func() {
+			mu.Lock()
+			running = false
+			mu.Unlock()
+			busy.Stop()
+		}()
+		run(w)
+	})
 }
 
 // debugLoadAOF is DEBUG LOADAOF: the AOF written out, the keyspace
@@ -239,16 +272,17 @@ func debugReload(c *Client, args [][]byte) {
 // off meanwhile (services.AppendOnly.Reload, which says where Tandem
 // refuses what makes Redis exit).
 func debugLoadAOF(c *Client, _ [][]byte) {
-	var err error
-	c.exclusive(func() { err = c.fe.svc.AppendOnly.Reload(c.fe.NewSectionReplay()) })
-	if err != nil {
-		c.fe.log.Warn("DEBUG LOADAOF could not load the append only file", "err", err)
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "ERR ") {
-			msg = "ERR " + msg
+	fe := c.fe
+	c.loadingSection(func(w *Writer) {
+		if err := fe.svc.AppendOnly.Reload(fe.NewSectionReplay()); err != nil {
+			fe.log.Warn("DEBUG LOADAOF could not load the append only file", "err", err)
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "ERR ") {
+				msg = "ERR " + msg
+			}
+			w.Error(msg)
+			return
 		}
-		c.w.Error(msg)
-		return
-	}
-	c.w.Status("OK")
+		w.Status("OK")
+	})
 }

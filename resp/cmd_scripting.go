@@ -1,6 +1,7 @@
 package resp
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -430,12 +431,14 @@ func (c *Client) runExclusive(h *scriptHost, function bool, run func(scripting.R
 				if !running {
 					return
 				}
-				text := busyScriptError
+				text, kill, name := busyScriptError, "SCRIPT KILL", "f_"+r.Name
 				if function {
-					text = busyFunctionScript
+					text, kill, name = busyFunctionScript, "FUNCTION KILL", r.Name
 				}
 				fe.busyText.Store(&text)
 				fe.eng.Gate().SetBusy()
+				fe.log.Warn(fmt.Sprintf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command. Script name is: %s.",
+					time.Since(r.Start).Milliseconds(), kill, name))
 			})
 		}
 		run(scriptReply{out, c}, started)

@@ -1,6 +1,7 @@
 package resp
 
 import (
+	"log/slog"
 	"runtime"
 	"strings"
 	"testing"
@@ -153,6 +154,8 @@ func TestScriptBusyKill(t *testing.T) {
 	if err := env.cfg.Set([2]string{"busy-reply-threshold", "10"}); err != nil {
 		t.Fatal(err)
 	}
+	var logBuf syncBuffer
+	env.fe.log = slog.New(slog.NewTextHandler(&logBuf, nil))
 	runner, other := env.client(), env.client()
 	other.expect("+OK\r\n", "SET", "k", "v")
 	body := "while true do end"
@@ -161,6 +164,11 @@ func TestScriptBusyKill(t *testing.T) {
 	gate := env.eng.Gate()
 	for !gate.Busy() {
 		runtime.Gosched()
+	}
+	// As Redis, the server log says so once (scriptInterrupt's warning).
+	if want := "Slow script detected: still in execution after "; !strings.Contains(logBuf.String(), want) ||
+		!strings.Contains(logBuf.String(), "You can try killing the script using the SCRIPT KILL command. Script name is: f_"+scripting.SHA1Hex([]byte(body))+".") {
+		t.Errorf("the log lacks the slow script warning:\n%s", logBuf.String())
 	}
 	other.expect("-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n", "GET", "k")
 	other.expect("-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n", "FUNCTION", "KILL")

@@ -4,6 +4,15 @@
 #
 #   scripts/redis-suite.sh unit/latency-monitor unit/type/stream [-- test_helper options]
 #
+# An integration/ unit (integration/aof, integration/aof-multi-part,
+# integration/rdb, integration/replication-psync…) starts its own servers:
+# it runs with Tandem standing in for src/redis-server (a shim that drops
+# the unixsocket directive the framework adds and prints the " PID: "
+# line of Redis's logo once Tandem listens), the real redis-cli,
+# redis-check-aof and redis-check-rdb beside it, and the tests that kill
+# a fork child (get_child_pid: Tandem forks none) or count on a child's
+# copy-on-write skipped (FORK_TESTS below).
+#
 # The tests come from REDIS_SRC (a Redis 7.0 source tree) or else from
 # Debian's source package of the installed redis-server (apt-get source
 # into a private apt directory; kept in ~/.cache/tandem/redis-<version>).
@@ -49,6 +58,36 @@ fi
 
 work=$(mktemp -d)
 go build -o "$work/tandem" ./cmd/tandem
+
+# Tests of integration/ units that need a fork child: they kill it, read
+# its copy-on-write, or (after one of those) expect its file sequence.
+FORK_TESTS='/child|COW|failed bgsave prevents writes|multiple rewrite failures|AOF enable during BGSAVE|trigger limit when AOFRW fails|open a temporary INCR AOF|doesn.t open new aof when AOF turn off|enable/disable auto gc|consecutive sequence number after reload'
+
+# integration_tree makes a copy of the test tree whose src/ holds the shim.
+integration_tree() {
+	local tree="$work/redis-tests"
+	[ -d "$tree" ] && return
+	mkdir -p "$tree/src"
+	cp -r "$src/tests" "$src/runtest" "$tree/"
+	[ -d "$src/utils" ] && cp -r "$src/utils" "$tree/"
+	for tool in redis-cli redis-check-aof redis-check-rdb redis-benchmark; do
+		ln -sf "$(command -v "$tool")" "$tree/src/$tool"
+	done
+	cat > "$tree/src/redis-server" <<SHIM
+#!/usr/bin/env bash
+conf=\$1; shift
+grep -v '^unixsocket' "\$conf" > "\$conf.tandem"
+port=\$(awk '\$1=="port"{p=\$2} END{print p}' "\$conf.tandem")
+me=\$\$
+( for _ in \$(seq 2000); do
+	kill -0 \$me 2>/dev/null || { echo " PID: \$me"; exit 0; }
+	(exec 3<>/dev/tcp/127.0.0.1/\$port) 2>/dev/null && { echo " PID: \$me"; exit 0; }
+	sleep 0.01
+  done ) &
+exec "$work/tandem" "\$conf.tandem" --memcached-port 0 "\$@"
+SHIM
+	chmod +x "$tree/src/redis-server"
+}
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 start() {
 	"$work/tandem" --port "$port" --memcached-port 0 --dir "$work" --save "" \
@@ -59,12 +98,19 @@ start() {
 }
 failed=0
 for unit in "${units[@]}"; do
-	start
 	out="$work/$(echo "$unit" | tr / _).out"
-	(cd "$src" && tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" --single "$unit" \
-		--clients 1 ${extra[@]+"${extra[@]}"}) 2>&1 |
-		sed 's/\x1b\[[0-9;]*m//g' > "$out" || true
-	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+	if [[ $unit == integration/* ]]; then
+		integration_tree
+		(cd "$work/redis-tests" && tclsh tests/test_helper.tcl --single "$unit" --clients 1 \
+			--skiptest "$FORK_TESTS" ${extra[@]+"${extra[@]}"}) 2>&1 |
+			sed 's/\x1b\[[0-9;]*m//g' > "$out" || true
+	else
+		start
+		(cd "$src" && tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" --single "$unit" \
+			--clients 1 ${extra[@]+"${extra[@]}"}) 2>&1 |
+			sed 's/\x1b\[[0-9;]*m//g' > "$out" || true
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+	fi
 	grep -E '^\[(err|exception)\]' "$out" || true
 	ok=$(grep -c '^\[ok\]' "$out" || true); err=$(grep -c '^\[err\]' "$out" || true)
 	exc=$(grep -c '^\[exception\]' "$out" || true)

@@ -262,7 +262,40 @@ func (s *server) waitReady() error {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	return nil
+	// A Redis server (Tandem's first port is its Redis port) accepts
+	// connections while it loads its data and answers LOADING meanwhile:
+	// it is ready once PING gets another reply.
+	if strings.HasPrefix(s.name, "memcached") {
+		return nil
+	}
+	for {
+		if reply, err := pingLine(s.addrs[0]); err == nil && !strings.HasPrefix(reply, "-LOADING") {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return errors.New("process exited")
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s still loading after %v", s.addrs[0], startTimeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// pingLine sends an inline PING to addr and returns the reply's first line.
+func pingLine(addr string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return "", err
+	}
+	return bufio.NewReader(c).ReadString('\n')
 }
 
 func (s *server) stop() {

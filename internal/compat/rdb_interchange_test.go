@@ -246,7 +246,11 @@ func TestCorruptDumpRefusesStart(t *testing.T) {
 	if err := os.WriteFile(path, data[:len(data)*2/3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(tandemBin, "--port", "0", "--memcached-port", "0", "--save", "", "--dir", dir).CombinedOutput()
+	ports, err := freePorts(1) // listening, as Redis refuses to start listening nowhere before it loads
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tandemBin, "--port", strconv.Itoa(ports[0]), "--memcached-port", "0", "--save", "", "--dir", dir).CombinedOutput()
 	if err == nil {
 		t.Fatalf("Tandem started on a truncated dump:\n%s", out)
 	}
