@@ -11,36 +11,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/internal/syncbuf"
 )
-
-// syncBuffer is a log destination the test reads while the node writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // running is a node run by a test, as the binary runs it.
 type running struct {
 	n      *Node
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	sigs   chan os.Signal
 	done   chan int
 	port   int
@@ -59,7 +41,7 @@ func freePort(t *testing.T) int {
 
 func runNode(t *testing.T, dir string, extra ...string) *running {
 	t.Helper()
-	r := &running{log: &syncBuffer{}, sigs: make(chan os.Signal, 1), done: make(chan int, 1), port: freePort(t), mcPort: freePort(t)}
+	r := &running{log: &syncbuf.Buffer{}, sigs: make(chan os.Signal, 1), done: make(chan int, 1), port: freePort(t), mcPort: freePort(t)}
 	args := append([]string{"--port", strconv.Itoa(r.port), "--memcached-port", strconv.Itoa(r.mcPort), "--dir", dir,
 		"--save", "", "--maxmemory", "64mb"}, extra...)
 	cfg, err := conf.Load(args, nil)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tandemkv/tandem/engine"
+	"github.com/tandemkv/tandem/internal/syncbuf"
 	"github.com/tandemkv/tandem/scripting"
 )
 
@@ -154,7 +155,7 @@ func TestScriptBusyKill(t *testing.T) {
 	if err := env.cfg.Set([2]string{"busy-reply-threshold", "10"}); err != nil {
 		t.Fatal(err)
 	}
-	var logBuf syncBuffer
+	var logBuf syncbuf.Buffer
 	env.fe.log = slog.New(slog.NewTextHandler(&logBuf, nil))
 	runner, other := env.client(), env.client()
 	other.expect("+OK\r\n", "SET", "k", "v")

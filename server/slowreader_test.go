@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tandemkv/tandem/conf"
+	"github.com/tandemkv/tandem/internal/syncbuf"
 	"github.com/tandemkv/tandem/memproto"
 	"github.com/tandemkv/tandem/resp"
 	"github.com/tandemkv/tandem/server"
@@ -23,27 +23,10 @@ import (
 // Slow readers on both ports, through the real front-ends and loopback
 // sockets: a client pipelines many GETs of a big value and reads nothing.
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type tandem struct {
 	*server.Server
 	redis, memcached string
-	log              *syncBuffer
+	log              *syncbuf.Buffer
 }
 
 // startTandem runs both front-ends on loopback with the directives given
@@ -58,7 +41,7 @@ func startTandem(t *testing.T, args ...string) *tandem {
 		defer l.Close()
 		return l.Addr().String()
 	}
-	td := &tandem{redis: addr(), memcached: addr(), log: &syncBuffer{}}
+	td := &tandem{redis: addr(), memcached: addr(), log: &syncbuf.Buffer{}}
 	cfg, err := conf.Load(append([]string{"--save", "", "--dir", t.TempDir()}, args...), nil)
 	if err != nil {
 		t.Fatal(err)
