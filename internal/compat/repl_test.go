@@ -154,20 +154,7 @@ func TestTandemReplicaOfRedis(t *testing.T) {
 	// (flags=M, the master's address), CLIENT KILL TYPE master closes
 	// the link, and the link continues with a partial resync.
 	assertOneClient(t, tc, "master", " addr="+master.addrs[0]+" ", " flags=M ")
-	before, _ = mc.Info(ctx, "stats").Result()
-	if n, err := tc.Do(ctx, "CLIENT", "KILL", "TYPE", "master").Int(); err != nil || n != 1 {
-		t.Errorf("CLIENT KILL TYPE master on the replica = %d %v, want 1", n, err)
-	}
-	mc.Set(ctx, "during", "kill", 0)
-	waitInSync(t, tc, mc)
-	after, _ = mc.Info(ctx, "stats").Result()
-	if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
-		t.Errorf("after CLIENT KILL TYPE master the reconnection was not a partial resync: before %s/%s, after %s/%s",
-			infoField(before, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_full"), infoField(after, "sync_partial_ok"))
-	}
-	if v, _ := tc.Get(ctx, "during").Result(); v != "kill" {
-		t.Errorf("the write during the kill: %q", v)
-	}
+	killResumes(t, tc, "master", mc, tc)
 	if err := tc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -235,21 +222,30 @@ func TestRedisReplicaOfTandem(t *testing.T) {
 			// Redis lists a replica (flags=S, TYPE replica) and CLIENT
 			// KILL TYPE replica closes it; it comes back partially.
 			assertOneClient(t, tc, "replica", " flags=S ", " cmd=")
-			ri, _ = tc.Info(ctx, "stats").Result()
-			if n, err := tc.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Int(); err != nil || n != 1 {
-				t.Errorf("CLIENT KILL TYPE replica on Tandem = %d %v, want 1", n, err)
-			}
-			tc.Set(ctx, "during", "kill", 0)
-			waitInSync(t, rc, tc)
-			ri2, _ = tc.Info(ctx, "stats").Result()
-			if infoField(ri2, "sync_full") != infoField(ri, "sync_full") || infoField(ri2, "sync_partial_ok") == infoField(ri, "sync_partial_ok") {
-				t.Errorf("after CLIENT KILL TYPE replica: sync_full %s → %s, sync_partial_ok %s → %s, want a partial resync",
-					infoField(ri, "sync_full"), infoField(ri2, "sync_full"), infoField(ri, "sync_partial_ok"), infoField(ri2, "sync_partial_ok"))
-			}
-			if v, _ := rc.Get(ctx, "during").Result(); v != "kill" {
-				t.Errorf("the write during the kill: %q", v)
-			}
+			killResumes(t, tc, "replica", tc, rc)
 		})
+	}
+}
+
+// killResumes runs CLIENT KILL TYPE typ on killer, which must close one
+// link between master and replica, then checks that the replica comes
+// back with a partial resync and has the write made meanwhile.
+func killResumes(t *testing.T, killer *redis.Client, typ string, master, replica *redis.Client) {
+	t.Helper()
+	ctx := context.Background()
+	before, _ := master.Info(ctx, "stats").Result()
+	if n, err := killer.Do(ctx, "CLIENT", "KILL", "TYPE", typ).Int(); err != nil || n != 1 {
+		t.Errorf("CLIENT KILL TYPE %s = %d %v, want 1", typ, n, err)
+	}
+	master.Set(ctx, "during", "kill", 0)
+	waitInSync(t, replica, master)
+	after, _ := master.Info(ctx, "stats").Result()
+	if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
+		t.Errorf("after CLIENT KILL TYPE %s: sync_full %s → %s, sync_partial_ok %s → %s, want a partial resync", typ,
+			infoField(before, "sync_full"), infoField(after, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_partial_ok"))
+	}
+	if v, _ := replica.Get(ctx, "during").Result(); v != "kill" {
+		t.Errorf("the write during the kill: %q", v)
 	}
 }
 
