@@ -261,6 +261,7 @@ func (p *Primary) canContinue(id string, offset int64) bool {
 
 func (p *Primary) tryContinueLocked(l *Link, id string, offset int64) bool {
 	if !p.canContinue(id, offset) {
+		p.logRefusedLocked(l, id, offset)
 		return false
 	}
 	l.attached = true
@@ -280,6 +281,26 @@ func (p *Primary) tryContinueLocked(l *Link, id string, offset int64) bool {
 	p.cfg.logf("Partial resynchronization request from " + l.name() + " accepted. Sending " +
 		strconv.FormatInt(p.offset-offset+1, 10) + " bytes of backlog starting from offset " + strconv.FormatInt(offset, 10) + ".")
 	return true
+}
+
+// logRefusedLocked says why a PSYNC gets a full resync, in Redis's words
+// (masterTryPartialResynchronization).
+func (p *Primary) logRefusedLocked(l *Link, id string, offset int64) {
+	switch {
+	case id == "?":
+		p.cfg.logf("Full resync requested by replica " + l.name())
+	case !strings.EqualFold(id, p.replid) && !strings.EqualFold(id, p.replid2):
+		p.cfg.logf("Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '" + id +
+			"', my replication IDs are '" + p.replid + "' and '" + p.replid2 + "')")
+	case !strings.EqualFold(id, p.replid):
+		p.cfg.logf("Partial resynchronization not accepted: Requested offset for second ID was " + strconv.FormatInt(offset, 10) +
+			", but I can reply up to " + strconv.FormatInt(p.secondOffset, 10))
+	default:
+		p.cfg.logf("Unable to partial resync with replica " + l.name() + " for lack of backlog (Replica request was: " + strconv.FormatInt(offset, 10) + ").")
+		if offset > p.offset {
+			p.cfg.logf("Warning: replica " + l.name() + " tried to PSYNC with an offset that is greater than the master replication offset.")
+		}
+	}
 }
 
 func (l *Link) name() string {

@@ -233,9 +233,11 @@ func (r *Replication) replicaOf(host string, port int, atStartup bool, failover 
 	if r.replay == nil {
 		return ErrNoReplayer
 	}
-	if r.link != nil {
-		r.link.Stop()
-	}
+	// A link to another master is not stopped as REPLICAOF NO ONE stops
+	// it (a new ID of our own, the replicas dropped): StartReplica halts
+	// it and continues its history, as Redis's replicationSetMaster, so a
+	// replica moved to a fellow replica of its master (after a failover)
+	// asks to continue with the master's ID and offset.
 	r.attach()
 	c := r.s.Config
 	listen := c.ReplicaAnnouncePort()

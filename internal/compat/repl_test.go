@@ -413,3 +413,57 @@ func TestRedisCliRDB(t *testing.T) {
 		t.Errorf("the dump holds %d keys, want 10", keys)
 	}
 }
+
+// TestReplicaMovesToPromotedFellow: of two replicas of one master, one is
+// promoted (REPLICAOF NO ONE) and the other made its replica: the move
+// continues the history with a partial resync, on redis-server and on
+// Tandem alike (Tandem's REPLICAOF to another master used to start from a
+// new ID of its own, so the move was a full sync).
+func TestReplicaMovesToPromotedFellow(t *testing.T) {
+	mustNotSelfTest(t)
+	for _, kind := range []string{"redis", "tandem"} {
+		t.Run(kind, func(t *testing.T) {
+			start := func(role string) *redis.Client {
+				dir := t.TempDir()
+				var s *server
+				if kind == "redis" {
+					s = startFor(t, dir, "redis-"+role, 1, redisArgsIn(dir, "--repl-diskless-sync-delay", "0"))
+				} else {
+					s = startFor(t, dir, "tandem-"+role, 2, tandemArgs(dir, "--repl-diskless-sync-delay", "0"))
+				}
+				c := client(s.addrs[0])
+				t.Cleanup(func() { c.Close() })
+				return c
+			}
+			ctx := context.Background()
+			m, r1, r2 := start("master"), start("replica1"), start("replica2")
+			replicaOf := func(c, of *redis.Client) {
+				t.Helper()
+				host, port, _ := strings.Cut(of.Options().Addr, ":")
+				if err := c.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			replicaOf(r1, m)
+			replicaOf(r2, m)
+			replWorkload(t, m, "before")
+			waitInSync(t, r1, m)
+			waitInSync(t, r2, m)
+			if err := r1.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := r1.Info(ctx, "stats").Result()
+			replicaOf(r2, r1)
+			r1.Set(ctx, "after", "move", 0)
+			waitInSync(t, r2, r1)
+			after, _ := r1.Info(ctx, "stats").Result()
+			if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
+				t.Errorf("the move: sync_full %s → %s, sync_partial_ok %s → %s, want a partial resync",
+					infoField(before, "sync_full"), infoField(after, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_partial_ok"))
+			}
+			if got, want := replSnapshot(t, r2), replSnapshot(t, r1); got != want {
+				t.Errorf("the moved replica has\n%s\nits new master\n%s", got, want)
+			}
+		})
+	}
+}
