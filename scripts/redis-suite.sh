@@ -101,8 +101,9 @@ for unit in "${units[@]}"; do
 	out="$work/$(echo "$unit" | tr / _).out"
 	if [[ $unit == integration/* ]]; then
 		integration_tree
+		# A base port of its own, so that runs side by side do not collide.
 		(cd "$work/redis-tests" && tclsh tests/test_helper.tcl --single "$unit" --clients 1 \
-			--skiptest "$FORK_TESTS" ${extra[@]+"${extra[@]}"}) 2>&1 |
+			--baseport $((22000 + RANDOM % 20000)) --skiptest "$FORK_TESTS" ${extra[@]+"${extra[@]}"}) 2>&1 |
 			sed 's/\x1b\[[0-9;]*m//g' > "$out" || true
 	else
 		start
