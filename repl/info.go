@@ -20,17 +20,22 @@ type Info struct {
 	GoodSlaves  int
 	Slaves      []SlaveInfo
 
-	ReplID, ReplID2    string
-	Offset             int64 // master_repl_offset
-	SecondOffset       int64 // second_repl_offset
-	BacklogActive      bool
-	BacklogSize        int64
-	BacklogFirstByte   int64
-	BacklogHistlen     int64
-	SlavePriority      int // replica-priority
-	SlaveReadOnly      bool
-	ReplicaAnnouncedOn bool // replica-announced
-	FailoverState      FailoverState
+	ReplID, ReplID2  string
+	Offset           int64 // master_repl_offset
+	SecondOffset     int64 // second_repl_offset
+	BacklogActive    bool
+	BacklogSize      int64
+	BacklogFirstByte int64
+	BacklogHistlen   int64
+	// BacklogMemory is what the backlog's ring holds allocated
+	// (mem_replication_backlog); ReplicaOutput what the replicas have
+	// not taken yet, held or queued on their connections
+	// (mem_clients_slaves).
+	BacklogMemory, ReplicaOutput int64
+	SlavePriority                int // replica-priority
+	SlaveReadOnly                bool
+	ReplicaAnnouncedOn           bool // replica-announced
+	FailoverState                FailoverState
 }
 
 // ReplicaInfo is the replica half of INFO replication.
@@ -104,6 +109,10 @@ func (p *Primary) Info() Info {
 	if p.backlog != nil {
 		in.BacklogFirstByte = p.backlog.first
 		in.BacklogHistlen = p.backlog.histlen
+		in.BacklogMemory = p.backlog.size()
+	}
+	for _, l := range p.links {
+		in.ReplicaOutput += l.outputLocked()
 	}
 	if p.cfg.MinReplicas > 0 && p.cfg.MinReplicasMaxLag >= time.Second {
 		in.MinSlavesOn = true

@@ -337,11 +337,16 @@ func (l *Link) sendLocked(b []byte) bool {
 	return true
 }
 
+// outputLocked is what the replica has not taken yet: its held stream
+// and its connection's queue (client-output-buffer-limit's measure, and
+// INFO memory's mem_clients_slaves).
+func (l *Link) outputLocked() int64 { return int64(len(l.held) + l.conn.Pending()) }
+
 // checkLimitLocked applies client-output-buffer-limit replica to what the
 // replica has not taken: its held stream and its connection's queue.
 func (l *Link) checkLimitLocked() bool {
 	p := l.p
-	used := int64(len(l.held) + l.conn.Pending())
+	used := l.outputLocked()
 	if p.cfg.OutputHard > 0 && used >= p.cfg.OutputHard {
 		p.dropLocked(l, "output buffer hard limit")
 		return false

@@ -162,7 +162,13 @@ func (f *Frontend) infoMemory(b *infoBuilder) {
 	b.float("mem_fragmentation_ratio", ratio(rss, used))
 	b.int("mem_fragmentation_bytes", rss-used)
 	b.int("mem_not_counted_for_evict", mh.notCounted)
-	zero("mem_replication_backlog", "mem_total_replication_buffers", "mem_clients_slaves")
+	// Redis 7.0's replicas share the backlog's blocks; Tandem's backlog
+	// is a ring of its own and each replica's pending stream sits on its
+	// connection, so the total is the sum of the two.
+	repl := f.svc.Replication.Primary.Info()
+	b.int("mem_replication_backlog", repl.BacklogMemory)
+	b.int("mem_total_replication_buffers", repl.BacklogMemory+repl.ReplicaOutput)
+	b.int("mem_clients_slaves", repl.ReplicaOutput)
 	// The server layer's count of what the connections' buffers hold, for
 	// both protocols: query buffers, reply buffers, and output queued for
 	// the sockets (server.ClientBuffers).

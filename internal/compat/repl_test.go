@@ -467,3 +467,50 @@ func TestReplicaMovesToPromotedFellow(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicationBuffersInInfo: what a stopped replica has not taken
+// shows in the master's INFO memory (mem_clients_slaves, in
+// mem_total_replication_buffers beside the backlog), as redis-server's
+// does — Redis's shutdown tests fill the socket until it passes 2 MB —
+// and goes once the replica has taken it.
+func TestReplicationBuffersInInfo(t *testing.T) {
+	mustNotSelfTest(t)
+	for _, kind := range []string{"redis", "tandem"} {
+		t.Run(kind, func(t *testing.T) {
+			p := startFoPair(t, kind, kind)
+			p.link(t)
+			mc := client(p.mAddr)
+			defer mc.Close()
+			ctx := context.Background()
+			mem := func(field string) int64 {
+				info, _ := mc.Info(ctx, "memory").Result()
+				n, _ := strconv.ParseInt(infoField(info, field), 10, 64)
+				return n
+			}
+			if b := mem("mem_replication_backlog"); b <= 0 {
+				t.Errorf("mem_replication_backlog %d with a replica attached", b)
+			}
+			p.r.cmd.Process.Signal(syscall.SIGSTOP)
+			value := strings.Repeat("x", 1<<20)
+			for i := 0; i < 64 && mem("mem_total_replication_buffers") <= 2<<20; i++ {
+				if err := mc.Set(ctx, fmt.Sprint("big", i), value, 0).Err(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			total, slaves := mem("mem_total_replication_buffers"), mem("mem_clients_slaves")
+			p.r.cmd.Process.Signal(syscall.SIGCONT)
+			if total <= 2<<20 || slaves <= 0 {
+				t.Errorf("with the replica stopped after 64 MB: mem_total_replication_buffers %d, mem_clients_slaves %d", total, slaves)
+			}
+			p.waitSynced(t, p.rAddr, p.mAddr)
+			// redis-server keeps a block's worth referenced: a quarter, not zero.
+			for deadline := time.Now().Add(5 * time.Second); mem("mem_clients_slaves") > slaves/4; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Errorf("mem_clients_slaves %d once the replica caught up", mem("mem_clients_slaves"))
+					break
+				}
+			}
+		})
+	}
+}
