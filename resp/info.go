@@ -158,6 +158,9 @@ func (f *Frontend) infoServer(b *infoBuilder) {
 	b.field("executable", f.facts.Executable)
 	b.field("config_file", f.configFile())
 	b.field("io_threads_active", "0")
+	if at, waiting := f.svc.ShutdownDeadline(); waiting { // a shutdown waits for its replicas
+		b.int("shutdown_in_milliseconds", max(time.Until(at).Milliseconds(), 0))
+	}
 	// Tandem's own.
 	b.field("tandem_version", f.facts.TandemVersion)
 	b.int("memcached_port", int64(f.facts.MemcachedPort))

@@ -2,6 +2,7 @@ package services
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -22,8 +23,17 @@ var ErrShutdown = errors.New("ERR Errors trying to SHUTDOWN. Check logs.")
 
 // shutdownState is the shutdown in progress, if any.
 type shutdownState struct {
-	mu    sync.Mutex
-	abort chan struct{} // closed by AbortShutdown; nil when none runs
+	mu       sync.Mutex
+	abort    chan struct{} // closed by AbortShutdown; nil when none runs
+	deadline time.Time     // while it waits for replicas: when it stops waiting
+}
+
+// ShutdownDeadline is, while a shutdown waits for its replicas, when it
+// stops waiting (INFO server's shutdown_in_milliseconds).
+func (s *Services) ShutdownDeadline() (at time.Time, waiting bool) {
+	s.shutdown.mu.Lock()
+	defer s.shutdown.mu.Unlock()
+	return s.shutdown.deadline, !s.shutdown.deadline.IsZero()
 }
 
 // PrepareShutdown is Redis 7.0's prepareForShutdown and finishShutdown,
@@ -71,9 +81,11 @@ func (s *Services) FinishShutdown(o ShutdownOptions) error {
 	if s.Loading.Active() { // as Redis: the data is not all there, so the dump stays as it is
 		o.Save, o.NoSave = false, true
 	}
+	writes := s.Replication.Primary.Offset() // writes are paused: the last one's offset
 	if !s.waitForReplicas(o, abort) {
 		return fail("Shutdown was aborted while waiting for replicas")
 	}
+	s.logReplicasAtShutdown(writes)
 	if o.Save || !o.NoSave && s.Persist.HasRules() {
 		s.Persist.Wait()
 		if err := s.Persist.Save(); err != nil {
@@ -106,20 +118,46 @@ func (s *Services) waitForReplicas(o ShutdownOptions, abort chan struct{}) bool 
 		return true
 	}
 	s.Log.Info("Waiting for replicas before shutting down.")
+	s.shutdown.mu.Lock()
+	s.shutdown.deadline = time.Now().Add(timeout)
+	s.shutdown.mu.Unlock()
+	defer func() {
+		s.shutdown.mu.Lock()
+		s.shutdown.deadline = time.Time{}
+		s.shutdown.mu.Unlock()
+	}()
 	done := make(chan int, 1)
 	cancel := p.WaitAsync(n, offset, timeout, func(acked int) { done <- acked })
 	defer cancel()
 	select {
-	case acked := <-done:
-		if acked < n {
-			s.Log.Warn("Lagging replicas at shutdown", "acknowledged", acked, "replicas", n, "waited", timeout.String())
-		}
+	case <-done: // logReplicasAtShutdown names the replicas still lagging
 		return true
 	case <-abort:
 		return false
 	case <-time.After(timeout + time.Second): // WaitAsync's own timer answers first
 		return true
 	}
+}
+
+// logReplicasAtShutdown says, as Redis's finishShutdown, which replicas
+// lag behind writes (the offset of the last write) and how many are in
+// sync. Redis compares with its offset now, which the REPLCONF GETACK it
+// sent includes, and waits for that too; Tandem's wait ends once the
+// writes are acknowledged, so the GETACK is not counted against them.
+func (s *Services) logReplicasAtShutdown(writes int64) {
+	in := s.Replication.Primary.Info()
+	if len(in.Slaves) == 0 {
+		return
+	}
+	lagging := 0
+	for _, r := range in.Slaves {
+		if r.Offset < writes {
+			lagging++
+			s.Log.Warn(fmt.Sprintf("Lagging replica %s:%d reported offset %d behind master, lag=%d, state=%s.",
+				r.IP, r.Port, writes-r.Offset, r.Lag, r.State))
+		}
+	}
+	s.Log.Info(fmt.Sprintf("%d of %d replicas are in sync when shutting down.", len(in.Slaves)-lagging, len(in.Slaves)))
 }
 
 // AbortShutdown is SHUTDOWN ABORT: it stops a shutdown waiting for its

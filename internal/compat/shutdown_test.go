@@ -3,6 +3,8 @@ package compat
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +25,7 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	ctx := context.Background()
 	type outcome struct {
 		waited, replicaHasAll, nowWaited        bool
+		loggedInSync, infoShowsWait             bool
 		abortReply, abortedShutdown, afterAbort string
 	}
 	run := func(kind string) outcome {
@@ -61,6 +64,8 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 		o.waited = time.Since(t0) > time.Second
 		n, _ := rc.DBSize(ctx).Result()
 		o.replicaHasAll = n == 100
+		log, _ := os.ReadFile(m.logPath)
+		o.loggedInSync = strings.Contains(string(log), "1 of 1 replicas are in sync when shutting down.")
 		mc.Close()
 		rc.Close()
 
@@ -84,13 +89,16 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 		res := make(chan error, 1)
 		go func() { res <- client(m.addrs[0]).Do(ctx, "SHUTDOWN").Err() }()
 		time.Sleep(300 * time.Millisecond) // waiting for the replica
+		info, _ := mc.Info(ctx, "server").Result()
+		ms, _ := strconv.Atoi(infoField(info, "shutdown_in_milliseconds"))
+		o.infoShowsWait = ms > 0 && ms <= 5000
 		o.abortReply = fmt.Sprint(mc.Do(ctx, "SHUTDOWN", "ABORT").Result())
 		o.abortedShutdown = fmt.Sprint(<-res)
 		o.afterAbort = fmt.Sprint(mc.Set(ctx, "after", "1", 0).Result())
 		return o
 	}
 	ref, got := run("redis"), run("tandem")
-	if !ref.waited || !ref.replicaHasAll || ref.nowWaited {
+	if !ref.waited || !ref.replicaHasAll || ref.nowWaited || !ref.loggedInSync || !ref.infoShowsWait {
 		t.Errorf("redis-server does not behave as the test expects: %+v", ref)
 	}
 	if got != ref {
