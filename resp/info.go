@@ -238,13 +238,21 @@ func multiplexingAPI() string {
 	return "unknown"
 }
 
+// connectedClients is INFO's connected_clients, as Redis counts them:
+// the connections of both protocols but the replicas' (connected_slaves
+// counts those), and a replica's master client while its link is up.
 func (f *Frontend) connectedClients() int {
-	if f.facts.ClientsCounter != nil {
-		return f.facts.ClientsCounter()
-	}
+	repl := f.svc.Replication.Primary.Info()
 	n := 0
-	f.clients.Range(func(_, _ any) bool { n++; return true })
-	return n
+	if f.facts.ClientsCounter != nil {
+		n = f.facts.ClientsCounter()
+		if repl.Replica != nil && repl.Replica.LinkUp { // the master client has no connection of the server's
+			n++
+		}
+	} else {
+		f.clients.Range(func(_, _ any) bool { n++; return true })
+	}
+	return max(n-repl.ConnectedSlaves, 0)
 }
 
 func (f *Frontend) infoClients(b *infoBuilder) {

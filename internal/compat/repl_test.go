@@ -514,3 +514,26 @@ func TestReplicationBuffersInInfo(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectedClientsLeaveOutReplicas: INFO clients' connected_clients
+// counts a master's replicas apart (connected_slaves) and a replica's
+// master client in, as redis-server's.
+func TestConnectedClientsLeaveOutReplicas(t *testing.T) {
+	mustNotSelfTest(t)
+	counts := func(kind string) string {
+		p := startFoPair(t, kind, kind)
+		p.link(t)
+		field := func(addr, section, name string) string {
+			c := dialRESP(t, addr)
+			return infoField(c.do("INFO", section).text, name)
+		}
+		return fmt.Sprintf("master: connected_clients %s, connected_slaves %s; replica: connected_clients %s",
+			field(p.mAddr, "clients", "connected_clients"), field(p.mAddr, "replication", "connected_slaves"),
+			field(p.rAddr, "clients", "connected_clients"))
+	}
+	ref, got := counts("redis"), counts("tandem")
+	if got != ref {
+		t.Errorf("Tandem %s\nredis-server %s", got, ref)
+	}
+	t.Log(ref)
+}
