@@ -59,6 +59,11 @@ const (
 	blockedForever
 	blockedWithTimeout
 	blockedPaused // a CLIENT PAUSE holds back its command (cmd_pause.go)
+	// blockedParked: WAIT, or a SHUTDOWN waiting for the replicas, runs
+	// off the loop (cmd_replication.go, cmd_persistence.go); counted
+	// blocked as Redis's BLOCKED_WAIT and BLOCKED_SHUTDOWN, not one CLIENT
+	// UNBLOCK ends.
+	blockedParked
 )
 
 // maxTimerWait bounds one timer; a longer timeout re-arms when it fires.
@@ -229,7 +234,7 @@ func (c *Client) abortBlocked() {
 func (f *Frontend) blockedClients() (blocked, withTimeout int) {
 	f.clients.Range(func(_, v any) bool {
 		switch v.(*Client).blocked.Load() {
-		case blockedForever, blockedPaused:
+		case blockedForever, blockedPaused, blockedParked:
 			blocked++
 		case blockedWithTimeout:
 			blocked++

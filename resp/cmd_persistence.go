@@ -183,6 +183,7 @@ func (c *Client) shutdownOffLoop(o services.ShutdownOptions) {
 			return false
 		}
 	}}
+	c.blocked.Store(blockedParked)
 }
 
 // debugReload is DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE] (the DEBUG family is

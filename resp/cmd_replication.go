@@ -248,6 +248,7 @@ func cmdWait(c *Client, args [][]byte) {
 			return false
 		}
 	}, cancel: forget, endOnRoleChange: forget}
+	c.blocked.Store(blockedParked)
 }
 
 // waitTimeoutArg parses WAIT's timeout in milliseconds, as Redis's

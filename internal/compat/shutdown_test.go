@@ -26,6 +26,7 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	type outcome struct {
 		waited, replicaHasAll, nowWaited        bool
 		loggedInSync, infoShowsWait             bool
+		blockedWhileWaiting                     string
 		abortReply, abortedShutdown, afterAbort string
 	}
 	run := func(kind string) outcome {
@@ -92,6 +93,8 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 		info, _ := mc.Info(ctx, "server").Result()
 		ms, _ := strconv.Atoi(infoField(info, "shutdown_in_milliseconds"))
 		o.infoShowsWait = ms > 0 && ms <= 5000
+		clients, _ := mc.Info(ctx, "clients").Result()
+		o.blockedWhileWaiting = infoField(clients, "blocked_clients")
 		o.abortReply = fmt.Sprint(mc.Do(ctx, "SHUTDOWN", "ABORT").Result())
 		o.abortedShutdown = fmt.Sprint(<-res)
 		o.afterAbort = fmt.Sprint(mc.Set(ctx, "after", "1", 0).Result())
