@@ -208,6 +208,15 @@ func removeTemps(o *Options) {
 	}
 }
 
+// Waiting reports AOF_WAIT_REWRITE: the log was enabled at run time and
+// its first rewrite has not committed, so the files hold no whole dataset
+// yet.
+func (l *Log) Waiting() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.waiting
+}
+
 // The setters follow CONFIG SET.
 func (l *Log) SetFsync(p Fsync)              { l.fsync.Store(int32(p)) }
 func (l *Log) SetNoFsyncOnRewrite(v bool)    { l.noFsyncOnRewrite.Store(v) }

@@ -232,6 +232,16 @@ func (a *AppendOnly) Stop() {
 	}
 }
 
+// WritingInitial reports that the AOF, enabled at run time, waits for its
+// first rewrite (Redis's AOF_WAIT_REWRITE): a shutdown then would leave
+// no AOF of the dataset.
+func (a *AppendOnly) WritingInitial() bool {
+	a.mu.Lock()
+	log := a.log
+	a.mu.Unlock()
+	return log != nil && log.Waiting()
+}
+
 // Close writes and syncs the AOF at shutdown.
 func (a *AppendOnly) Close() { a.Stop() }
 

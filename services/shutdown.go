@@ -23,9 +23,13 @@ var ErrShutdown = errors.New("ERR Errors trying to SHUTDOWN. Check logs.")
 
 // shutdownState is the shutdown in progress, if any.
 type shutdownState struct {
-	mu       sync.Mutex
-	abort    chan struct{} // closed by AbortShutdown; nil when none runs
-	deadline time.Time     // while it waits for replicas: when it stops waiting
+	mu sync.Mutex
+	// abort is closed by AbortShutdown; nil when no shutdown runs. Every
+	// SHUTDOWN running meanwhile (users of them) shares it, as Redis's
+	// clients blocked in one shutdown: an abort fails them all.
+	abort    chan struct{}
+	users    int
+	deadline time.Time // while it waits for replicas: when it stops waiting
 }
 
 // ShutdownDeadline is, while a shutdown waits for its replicas, when it
@@ -64,17 +68,25 @@ func (s *Services) PauseWritesForShutdown() {
 // save failed without Force, or AbortShutdown) the pause is lifted and
 // ErrShutdown returned.
 func (s *Services) FinishShutdown(o ShutdownOptions) error {
-	abort := make(chan struct{})
 	s.shutdown.mu.Lock()
-	s.shutdown.abort = abort
+	if s.shutdown.abort == nil {
+		s.shutdown.abort = make(chan struct{})
+	}
+	abort := s.shutdown.abort
+	s.shutdown.users++
 	s.shutdown.mu.Unlock()
 	defer func() {
 		s.shutdown.mu.Lock()
-		s.shutdown.abort = nil
+		if s.shutdown.abort == abort { // not aborted, nor a later one's
+			if s.shutdown.users--; s.shutdown.users == 0 {
+				s.shutdown.abort = nil
+			}
+		}
 		s.shutdown.mu.Unlock()
 	}()
 	fail := func(msg string, args ...any) error {
 		s.Log.Warn(msg, args...)
+		s.Log.Warn("Errors trying to shut down the server. Check the logs for more information.")
 		s.Engine.Gate().UnpauseFor(engine.PauseDuringShutdown)
 		return ErrShutdown
 	}
@@ -86,6 +98,12 @@ func (s *Services) FinishShutdown(o ShutdownOptions) error {
 		return fail("Shutdown was aborted while waiting for replicas")
 	}
 	s.logReplicasAtShutdown(writes)
+	if s.AppendOnly.WritingInitial() { // Redis's AOF_WAIT_REWRITE: no AOF of the dataset yet
+		if !o.Force {
+			return fail("Writing initial AOF, can't exit.")
+		}
+		s.Log.Warn("Writing initial AOF. Exit anyway.")
+	}
 	if o.Save || !o.NoSave && s.Persist.HasRules() {
 		s.Persist.Wait()
 		if err := s.Persist.Save(); err != nil {
@@ -169,6 +187,7 @@ func (s *Services) AbortShutdown() bool {
 		return false
 	}
 	close(s.shutdown.abort)
-	s.shutdown.abort = nil
+	s.shutdown.abort, s.shutdown.users = nil, 0
+	s.Log.Info("Shutdown manually aborted.")
 	return true
 }

@@ -24,10 +24,10 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	mustNotSelfTest(t)
 	ctx := context.Background()
 	type outcome struct {
-		waited, replicaHasAll, nowWaited        bool
-		loggedInSync, infoShowsWait             bool
-		blockedWhileWaiting                     string
-		abortReply, abortedShutdown, afterAbort string
+		waited, replicaHasAll, nowWaited           bool
+		loggedInSync, infoShowsWait                bool
+		blockedWhileWaiting, connectedWhileWaiting string
+		abortReply, abortedShutdown, afterAbort    string
 	}
 	run := func(kind string) outcome {
 		var o outcome
@@ -87,7 +87,9 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 		defer rc.Close()
 		sleepReplica(rc, "2")
 		mc.Set(ctx, "k", "v", 0)
-		res := make(chan error, 1)
+		// Two SHUTDOWNs wait together; one ABORT fails both.
+		res := make(chan error, 2)
+		go func() { res <- client(m.addrs[0]).Do(ctx, "SHUTDOWN").Err() }()
 		go func() { res <- client(m.addrs[0]).Do(ctx, "SHUTDOWN").Err() }()
 		time.Sleep(300 * time.Millisecond) // waiting for the replica
 		info, _ := mc.Info(ctx, "server").Result()
@@ -95,8 +97,9 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 		o.infoShowsWait = ms > 0 && ms <= 5000
 		clients, _ := mc.Info(ctx, "clients").Result()
 		o.blockedWhileWaiting = infoField(clients, "blocked_clients")
+		o.connectedWhileWaiting = infoField(clients, "connected_clients")
 		o.abortReply = fmt.Sprint(mc.Do(ctx, "SHUTDOWN", "ABORT").Result())
-		o.abortedShutdown = fmt.Sprint(<-res)
+		o.abortedShutdown = fmt.Sprint(<-res, " / ", <-res)
 		o.afterAbort = fmt.Sprint(mc.Set(ctx, "after", "1", 0).Result())
 		return o
 	}
