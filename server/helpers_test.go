@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/syncbuf"
 )
 
 // lineFrontend is a tiny line protocol for testing the server: each
@@ -115,30 +117,12 @@ func (s *lineSession) Closed() {
 
 func (s *lineSession) IdleExempt() bool { return s.exempt.Load() }
 
-// logBuffer collects the server's log lines for assertions.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // testServer is a running server on loopback with one lineFrontend.
 type testServer struct {
 	*Server
 	addr string
 	fe   *lineFrontend
-	log  *logBuffer
+	log  *syncbuf.Buffer
 	stop func() // stops the server once; also run at cleanup
 }
 
@@ -158,7 +142,7 @@ func freeAddr(t *testing.T) string {
 func startServer(t *testing.T, lim Limits, multicore bool) *testServer {
 	t.Helper()
 	for attempt := 0; ; attempt++ {
-		ts := &testServer{addr: freeAddr(t), fe: newLineFrontend(""), log: &logBuffer{}}
+		ts := &testServer{addr: freeAddr(t), fe: newLineFrontend(""), log: &syncbuf.Buffer{}}
 		ts.Server = New(Options{
 			Limits:    lim,
 			Logger:    slog.New(slog.NewTextHandler(ts.log, &slog.HandlerOptions{Level: slog.LevelDebug})),

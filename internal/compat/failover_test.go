@@ -32,20 +32,7 @@ type foPair struct {
 
 func startFoPair(t *testing.T, mkind, rkind string) *foPair {
 	t.Helper()
-	start := func(kind, role string) *server {
-		dir := t.TempDir()
-		var s *server
-		if kind == "redis" {
-			s = startFor(t, dir, "redis-"+role, 1, redisArgsIn(dir, "--repl-diskless-sync-delay", "0"))
-		} else {
-			s = startFor(t, dir, "tandem-"+role, 2, tandemArgs(dir, "--repl-diskless-sync-delay", "0"))
-		}
-		// A test that fails while s is stopped must not leave it so:
-		// cleanups run last first, so this runs before s.stop.
-		t.Cleanup(func() { s.cmd.Process.Signal(syscall.SIGCONT) })
-		return s
-	}
-	p := &foPair{m: start(mkind, "master"), r: start(rkind, "replica")}
+	p := &foPair{m: startKind(t, mkind, "master"), r: startKind(t, rkind, "replica")}
 	p.mAddr, p.rAddr = p.m.addrs[0], p.r.addrs[0]
 	_, p.mPort, _ = strings.Cut(p.mAddr, ":")
 	_, p.rPort, _ = strings.Cut(p.rAddr, ":")
@@ -53,6 +40,23 @@ func startFoPair(t *testing.T, mkind, rkind string) *foPair {
 		p.mMemc = p.m.addrs[1]
 	}
 	return p
+}
+
+// startKind starts a server of kind "redis" or "tandem" for role, on a
+// directory of its own, with diskless syncs that start at once.
+func startKind(t *testing.T, kind, role string) *server {
+	t.Helper()
+	dir := t.TempDir()
+	var s *server
+	if kind == "redis" {
+		s = startFor(t, dir, "redis-"+role, 1, redisArgsIn(dir, "--repl-diskless-sync-delay", "0"))
+	} else {
+		s = startFor(t, dir, "tandem-"+role, 2, tandemArgs(dir, "--repl-diskless-sync-delay", "0"))
+	}
+	// A test that fails while s is stopped must not leave it so:
+	// cleanups run last first, so this runs before s.stop.
+	t.Cleanup(func() { s.cmd.Process.Signal(syscall.SIGCONT) })
+	return s
 }
 
 // link makes r a replica of m and waits until it caught up.

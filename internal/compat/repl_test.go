@@ -143,10 +143,7 @@ func TestTandemReplicaOfRedis(t *testing.T) {
 	mc.Set(ctx, "during", "drop", 0)
 	waitInSync(t, tc, mc)
 	after, _ := mc.Info(ctx, "stats").Result()
-	if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
-		t.Errorf("the reconnection was not a partial resync: before %s/%s, after %s/%s",
-			infoField(before, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_full"), infoField(after, "sync_partial_ok"))
-	}
+	wantPartialResync(t, "the reconnection", before, after)
 	if v, _ := tc.Get(ctx, "during").Result(); v != "drop" {
 		t.Errorf("the write during the drop: %q", v)
 	}
@@ -227,6 +224,16 @@ func TestRedisReplicaOfTandem(t *testing.T) {
 	}
 }
 
+// wantPartialResync checks, from a master's INFO stats before and after
+// what, that what was one partial resync and no full one.
+func wantPartialResync(t *testing.T, what, before, after string) {
+	t.Helper()
+	if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
+		t.Errorf("%s: sync_full %s → %s, sync_partial_ok %s → %s, want a partial resync", what,
+			infoField(before, "sync_full"), infoField(after, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_partial_ok"))
+	}
+}
+
 // killResumes runs CLIENT KILL TYPE typ on killer, which must close one
 // link between master and replica, then checks that the replica comes
 // back with a partial resync and has the write made meanwhile.
@@ -240,10 +247,7 @@ func killResumes(t *testing.T, killer *redis.Client, typ string, master, replica
 	master.Set(ctx, "during", "kill", 0)
 	waitInSync(t, replica, master)
 	after, _ := master.Info(ctx, "stats").Result()
-	if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
-		t.Errorf("after CLIENT KILL TYPE %s: sync_full %s → %s, sync_partial_ok %s → %s, want a partial resync", typ,
-			infoField(before, "sync_full"), infoField(after, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_partial_ok"))
-	}
+	wantPartialResync(t, "after CLIENT KILL TYPE "+typ, before, after)
 	if v, _ := replica.Get(ctx, "during").Result(); v != "kill" {
 		t.Errorf("the write during the kill: %q", v)
 	}
@@ -424,14 +428,7 @@ func TestReplicaMovesToPromotedFellow(t *testing.T) {
 	for _, kind := range []string{"redis", "tandem"} {
 		t.Run(kind, func(t *testing.T) {
 			start := func(role string) *redis.Client {
-				dir := t.TempDir()
-				var s *server
-				if kind == "redis" {
-					s = startFor(t, dir, "redis-"+role, 1, redisArgsIn(dir, "--repl-diskless-sync-delay", "0"))
-				} else {
-					s = startFor(t, dir, "tandem-"+role, 2, tandemArgs(dir, "--repl-diskless-sync-delay", "0"))
-				}
-				c := client(s.addrs[0])
+				c := client(startKind(t, kind, role).addrs[0])
 				t.Cleanup(func() { c.Close() })
 				return c
 			}
@@ -457,10 +454,7 @@ func TestReplicaMovesToPromotedFellow(t *testing.T) {
 			r1.Set(ctx, "after", "move", 0)
 			waitInSync(t, r2, r1)
 			after, _ := r1.Info(ctx, "stats").Result()
-			if infoField(after, "sync_full") != infoField(before, "sync_full") || infoField(after, "sync_partial_ok") == infoField(before, "sync_partial_ok") {
-				t.Errorf("the move: sync_full %s → %s, sync_partial_ok %s → %s, want a partial resync",
-					infoField(before, "sync_full"), infoField(after, "sync_full"), infoField(before, "sync_partial_ok"), infoField(after, "sync_partial_ok"))
-			}
+			wantPartialResync(t, "the move", before, after)
 			if got, want := replSnapshot(t, r2), replSnapshot(t, r1); got != want {
 				t.Errorf("the moved replica has\n%s\nits new master\n%s", got, want)
 			}
