@@ -39,12 +39,16 @@ func writeManifest(o *Options, m *Manifest) error {
 	name := ManifestName(o.FileName)
 	tmpName := tempManifestName(o.FileName)
 	tmp := o.path(tmpName)
+	text, err := m.Format()
+	if err != nil {
+		return failf(err, "Can't write the AOF manifest file %s: %s", tmpName)
+	}
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC|os.O_CREATE, 0o644)
 	if err != nil {
 		return failf(err, "Can't open the AOF manifest file %s: %s", tmpName)
 	}
 	defer f.Close()
-	if _, err := f.Write(m.Format()); err != nil {
+	if _, err := f.Write(text); err != nil {
 		return failf(err, "Error trying to write the temporary AOF manifest file %s: %s", tmpName)
 	}
 	if err := f.Sync(); err != nil {

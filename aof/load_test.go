@@ -258,8 +258,11 @@ func TestLoadUpgradesOldAOF(t *testing.T) {
 		t.Errorf("old file still in dir: %v", err)
 	}
 	m, err := ReadManifest(o)
-	if err != nil || string(m.Format()) != "file appendonly.aof seq 1 type b\n" {
-		t.Errorf("manifest %q %v", m.Format(), err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := formatted(t, m); s != "file appendonly.aof seq 1 type b\n" {
+		t.Errorf("manifest %q", s)
 	}
 	// Open continues from there: a first incr file after the old base.
 	l, err := Open(o, nil)
@@ -268,7 +271,7 @@ func TestLoadUpgradesOldAOF(t *testing.T) {
 	}
 	l.Close()
 	m, _ = ReadManifest(o)
-	if string(m.Format()) != "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" {
-		t.Errorf("manifest after Open %q", m.Format())
+	if s := formatted(t, m); s != "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" {
+		t.Errorf("manifest after Open %q", s)
 	}
 }

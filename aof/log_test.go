@@ -299,8 +299,8 @@ func TestRewriteCommit(t *testing.T) {
 		t.Errorf("dir: %s", got)
 	}
 	m, _ := ReadManifest(o)
-	if string(m.Format()) != "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
-		t.Errorf("manifest %q", m.Format())
+	if formatted(t, m) != "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
+		t.Errorf("manifest %q", formatted(t, m))
 	}
 	st := l.Stats()
 	if st.Rewrites != 1 || !st.LastBgrewriteOK || st.RewriteInProgress || st.BaseSize != st.CurrentSize || st.CurrentSize != int64(len(cmd("MSET", "a", "1", "b", "1"))+len(cmd("SET", "c", "1"))) {
@@ -326,8 +326,8 @@ func TestRewriteKeepsHistoryWithoutGC(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := ReadManifest(o)
-	if string(m.Format()) != "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.1.base.rdb seq 1 type h\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
-		t.Errorf("manifest %q", m.Format())
+	if formatted(t, m) != "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.1.base.rdb seq 1 type h\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
+		t.Errorf("manifest %q", formatted(t, m))
 	}
 }
 
@@ -459,8 +459,8 @@ func TestEnableAtRunTime(t *testing.T) {
 		t.Errorf("after commit: %q", got)
 	}
 	m, _ := ReadManifest(o)
-	if string(m.Format()) != "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
-		t.Errorf("manifest %q", m.Format())
+	if formatted(t, m) != "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
+		t.Errorf("manifest %q", formatted(t, m))
 	}
 	if got := dirFiles(t, o); got != "appendonly.aof.2.base.aof appendonly.aof.2.incr.aof appendonly.aof.manifest" {
 		t.Errorf("dir %s", got)
@@ -488,7 +488,7 @@ func TestClosed(t *testing.T) {
 	}
 	m, _ := ReadManifest(o)
 	if m.BaseSeq != 1 {
-		t.Errorf("a closed Log's rewrite committed: %q", m.Format())
+		t.Errorf("a closed Log's rewrite committed: %q", formatted(t, m))
 	}
 }
 
@@ -519,8 +519,8 @@ func TestRewriteWhileOff(t *testing.T) {
 			want += "file appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.1.base.aof seq 1 type h\n"
 			files = "appendonly.aof.1.base.aof appendonly.aof.1.incr.aof " + files
 		}
-		if string(m.Format()) != want {
-			t.Errorf("gc %v: manifest %q, want %q", gc, m.Format(), want)
+		if formatted(t, m) != want {
+			t.Errorf("gc %v: manifest %q, want %q", gc, formatted(t, m), want)
 		}
 		if got := dirFiles(t, o); got != files {
 			t.Errorf("gc %v: dir %s, want %s", gc, got, files)
@@ -535,8 +535,8 @@ func TestRewriteWhileOff(t *testing.T) {
 	if err := RewriteWhileOff(o, writeEmptyRDB); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := ReadManifest(o); string(m.Format()) != "file appendonly.aof.1.base.rdb seq 1 type b\n" {
-		t.Errorf("empty dir: manifest %q", m.Format())
+	if m, _ := ReadManifest(o); formatted(t, m) != "file appendonly.aof.1.base.rdb seq 1 type b\n" {
+		t.Errorf("empty dir: manifest %q", formatted(t, m))
 	}
 }
 

@@ -118,10 +118,14 @@ func (m *Manifest) historyBefore(keep int) {
 // Format returns the manifest's text: the base, then history, then incr
 // files, one line each, "file <name> seq <n> type <t>\n", the name quoted
 // as sdscatrepr when Redis would (blanks, quotes, backslashes, bytes
-// outside printable ASCII).
-func (m *Manifest) Format() []byte {
+// outside printable ASCII). It refuses to write a line longer than Redis
+// reads (a long appendfilename, or a name that grows when quoted): a
+// manifest that cannot be read back would stop the next start-up.
+func (m *Manifest) Format() ([]byte, error) {
 	var b []byte
+	var tooLong string
 	line := func(f FileInfo) {
+		start := len(b)
 		b = append(b, "file "...)
 		if needsRepr(f.Name) {
 			b = sdsargs.AppendRepr(b, []byte(f.Name))
@@ -132,6 +136,9 @@ func (m *Manifest) Format() []byte {
 		b = strconv.AppendInt(b, f.Seq, 10)
 		b = append(b, " type "...)
 		b = append(b, byte(f.Type), '\n')
+		if len(b)-start > maxManifestLine && tooLong == "" {
+			tooLong = f.Name
+		}
 	}
 	if m.Base != nil {
 		line(*m.Base)
@@ -142,7 +149,10 @@ func (m *Manifest) Format() []byte {
 	for _, f := range m.Incr {
 		line(f)
 	}
-	return b
+	if tooLong != "" {
+		return nil, fmt.Errorf("the AOF manifest line of %q would be longer than the %d bytes Redis reads", tooLong, maxManifestLine)
+	}
+	return b, nil
 }
 
 // needsRepr is sdsneedsrepr: true when a byte is a quote, a backslash, a

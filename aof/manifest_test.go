@@ -2,6 +2,7 @@ package aof
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -71,7 +72,7 @@ func TestManifestFormatRoundTrip(t *testing.T) {
 	m.newIncr("append only.aof")
 	m.newBase("append only.aof", false)
 	m.historyBefore(1)
-	got := string(m.Format())
+	got := formatted(t, m)
 	want := "file \"append only.aof.2.base.aof\" seq 2 type b\n" +
 		"file \"append only.aof.1.incr.aof\" seq 1 type h\n" +
 		"file \"append only.aof.1.base.rdb\" seq 1 type h\n" +
@@ -83,12 +84,47 @@ func TestManifestFormatRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(back.Format()) != got {
-		t.Errorf("round trip changed it:\n%s", back.Format())
+	if s := formatted(t, back); s != got {
+		t.Errorf("round trip changed it:\n%s", s)
 	}
 	plain := &Manifest{}
 	plain.newIncr("appendonly.aof")
-	if s := string(plain.Format()); s != "file appendonly.aof.1.incr.aof seq 1 type i\n" {
+	if s := formatted(t, plain); s != "file appendonly.aof.1.incr.aof seq 1 type i\n" {
 		t.Errorf("plain name quoted: %q", s)
+	}
+}
+
+// formatted is m.Format's text, failing the test on an error.
+func formatted(t *testing.T, m *Manifest) string {
+	t.Helper()
+	b, err := m.Format()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A name that parses (raw bytes inside quotes) but grows past Redis's
+// line limit when quoted again is refused by Format and writeManifest
+// rather than written as a manifest no start-up could read (the fuzzer's
+// find).
+func TestManifestTooLongToWriteIsRefused(t *testing.T) {
+	line := "file \"" + strings.Repeat("\x1e", 900) + "\" seq 1 type b\n"
+	m, err := ParseManifest("m", []byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Format(); err == nil || !strings.Contains(err.Error(), "longer than the 1024 bytes") {
+		t.Fatalf("Format: %v", err)
+	}
+	o := &Options{Dir: t.TempDir(), DirName: "d", FileName: "appendonly.aof"}
+	if err := os.MkdirAll(o.dirPath(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeManifest(o, m); err == nil {
+		t.Fatal("writeManifest wrote a manifest Redis cannot read")
+	}
+	if _, err := os.Stat(o.path(ManifestName(o.FileName))); !os.IsNotExist(err) {
+		t.Errorf("manifest written: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package aof
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -243,13 +242,13 @@ func TestLoadRedisServerAOF(t *testing.T) {
 				t.Errorf("annotations %q", notes)
 			}
 			man, _ := ReadManifest(o)
-			t.Logf("manifest %q, stats %+v, %d commands", man.Format(), st, len(m.seen))
+			t.Logf("manifest %q, stats %+v, %d commands", formatted(t, man), st, len(m.seen))
 			wantBase := ".base.aof"
 			if preamble == "yes" {
 				wantBase = ".base.rdb"
 			}
 			if man.Base == nil || !strings.HasSuffix(man.Base.Name, wantBase) || st.Files != 1+len(man.Incr) {
-				t.Errorf("manifest %q, stats %+v", man.Format(), st)
+				t.Errorf("manifest %q, stats %+v", formatted(t, man), st)
 			}
 		})
 	}
@@ -332,7 +331,7 @@ func TestRedisServerLoadsOurAOF(t *testing.T) {
 				t.Fatal(err)
 			}
 			man, _ := ReadManifest(o)
-			t.Logf("manifest %q", man.Format())
+			t.Logf("manifest %q", formatted(t, man))
 
 			p := startRedis(t, dir, "--appendonly", "yes", "--aof-use-rdb-preamble", map[bool]string{true: "yes", false: "no"}[preamble])
 			got := redisStrings(t, p.addr)
@@ -351,8 +350,8 @@ func TestRedisServerLoadsOurAOF(t *testing.T) {
 			c.Close()
 			p.stop(t)
 			man2, _ := ReadManifest(o)
-			if man2.BaseSeq != man.BaseSeq+1 || bytes.Contains(man2.Format(), []byte(" type h")) {
-				t.Errorf("after redis-server's rewrite: %q", man2.Format())
+			if man2.BaseSeq != man.BaseSeq+1 || strings.Contains(formatted(t, man2), " type h") {
+				t.Errorf("after redis-server's rewrite: %q", formatted(t, man2))
 			}
 		})
 	}
