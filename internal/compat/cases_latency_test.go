@@ -80,6 +80,7 @@ func TestRedisLatencyStats(t *testing.T) {
 	}
 	steps[latency.HighestEquivalent(1<<30-1)/1000] = true // past the top
 	for _, proto := range []int{2, 3} {
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
 		ref, sut := both(func(addr string) sideResult {
 			return playRedis(addr, c, proto, oneByOne, seedOf(c.name, proto, oneByOne))
 		}, refRedis, sutRedis)
@@ -159,13 +160,18 @@ func latencyStatsLines(t *testing.T, side, text string, names []string) []string
 
 // TestLatencyGraphDoctor compares LATENCY GRAPH and DOCTOR about one
 // DEBUG SLEEP's sample (and a second one 1.1 s later) with their
-// milliseconds masked, the one figure the servers do not share.
+// milliseconds masked, the one figure the servers do not share. DOCTOR's
+// period counts whole seconds between the samples, so each run starts
+// just past a second's boundary: both samples then fall one second apart
+// on both servers (a start late in a second put the second sample two
+// seconds on, on one side only).
 func TestLatencyGraphDoctor(t *testing.T) {
 	c := redisCase{name: "graph doctor", cmds: cmds(latencyOn, mbs("DEBUG SLEEP 0.03"), pause(1100*time.Millisecond),
 		mbs("DEBUG SLEEP 0.06", "LATENCY GRAPH command", "LATENCY DOCTOR", "CONFIG SET slowlog-log-slower-than -1",
 			"LATENCY DOCTOR", "CONFIG SET slowlog-log-slower-than 10000"), latencyOff)}
 	ms := regexp.MustCompile(`[0-9]+ ?ms`)
 	for _, proto := range []int{2, 3} {
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
 		ref, sut := both(func(addr string) sideResult {
 			return playRedis(addr, c, proto, oneByOne, seedOf(c.name, proto, oneByOne))
 		}, refRedis, sutRedis)
