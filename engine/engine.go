@@ -48,9 +48,11 @@ type Engine struct {
 	expireObserver atomic.Pointer[func(time.Duration)]
 	// noActiveExpire: DEBUG SET-ACTIVE-EXPIRE 0 stopped the cycle (pause.go).
 	noActiveExpire atomic.Bool
-	// expiryByMaster: a read-only replica's keys expire by its master's
-	// DELs (SetExpiryByMaster).
+	// expiryByMaster: a replica's keys expire by its master's DELs
+	// (SetExpiryByMaster), but for those its own clients gave a TTL,
+	// ownExpires (replica_expire.go).
 	expiryByMaster atomic.Bool
+	ownExpires     ownExpires
 
 	gate Gate // exclusive sections: EXEC, scripts, the snapshot barrier
 
@@ -219,6 +221,10 @@ type DB struct {
 	// maxmemory: the caller already decided they may (a script flagged
 	// allow-oom, which Redis lets run any command at the bound).
 	MayOvershoot bool
+	// FromMaster: the handle's writes are a master's, replayed (its link,
+	// an AOF, a dump loaded): a replica remembers none of the expiries
+	// they set as its own to reclaim itself (replica_expire.go).
+	FromMaster bool
 	events       *EventQueue   // events for after the command (notify.go); nil: at once
 	writes       *WriteCounter // counts the writes made through the handle (effects.go); nil: none
 	// expiryAt, when not 0, is the unix ms at which keys are judged
@@ -228,14 +234,22 @@ type DB struct {
 
 // SetExpiryByMaster makes keys expire only by their master's DELs, as on
 // a Redis replica: an expired key reads as missing but stays (lookups,
-// SCAN and RANDOMKEY reclaim nothing), and the active expiry cycle does
-// not run. Otherwise a replica that expired a key a moment before its
-// master would lose it for good when the master extends its TTL, or
-// writes to it, a moment later. The caller turns it on only while no
-// client may write (a read-only replica): a write there would not see
-// the entry it stays on. The master's own commands see no key expired
-// (a handle At(1): Redis's lookups for its master).
-func (e *Engine) SetExpiryByMaster(on bool) { e.expiryByMaster.Store(on) }
+// SCAN and RANDOMKEY reclaim nothing), and the active expiry cycle
+// reclaims only the keys the replica's own clients gave a TTL (a writable
+// replica's: replica_expire.go). Otherwise a replica that expired a key a
+// moment before its master would lose it for good when the master
+// extends its TTL, or writes to it, a moment later. A client's write to
+// an expired key replaces the entry left in place (shardData.insert), as
+// Redis's lookupKeyWrite deletes it on a writable replica. The master's
+// own commands see no key expired (a handle At(1): Redis's lookups for
+// its master). Turning it off forgets the remembered keys: the cycle then
+// sees every key again.
+func (e *Engine) SetExpiryByMaster(on bool) {
+	e.expiryByMaster.Store(on)
+	if !on {
+		e.ownExpires.reset()
+	}
+}
 
 // At returns the handle with expiry judged at unix ms (0: the clock's
 // time again). Redis 7.0 stops the clock its keys expire by while a
@@ -254,6 +268,10 @@ func (d DB) expiryNow(now int64) int64 {
 	}
 	return now
 }
+
+// own reports whether the handle's writes are this server's own rather
+// than its master's (shard.own).
+func (d DB) own() bool { return !d.FromMaster }
 
 // Num returns the database index.
 func (d DB) Num() int { return d.num }
@@ -336,7 +354,7 @@ func (d DB) lockKey(key []byte) keyAt {
 	s, h := d.shardOf(key)
 	now := d.e.clock.NowMs()
 	s.lock()
-	s.origin = d.origin()
+	s.origin, s.own = d.origin(), d.own()
 	return keyAt{s: s, h: h, now: now, slot: d.find(s, key, h, now)}
 }
 
@@ -345,7 +363,7 @@ func (d DB) lockKey(key []byte) keyAt {
 func (d DB) lockKeyAt(key []byte, now int64) keyAt {
 	s, h := d.shardOf(key)
 	s.lock()
-	s.origin = d.origin()
+	s.origin, s.own = d.origin(), d.own()
 	return keyAt{s: s, h: h, now: now, slot: d.find(s, key, h, now)}
 }
 
@@ -515,6 +533,7 @@ type lockSet struct {
 	idx    []int
 	e      *Engine
 	origin uint64 // the locked shards' origin (track.go)
+	own    bool   // shard.own of the locked shards
 	stack  [16]int
 }
 
@@ -522,7 +541,7 @@ type lockSet struct {
 // the handle's origin.
 func (d DB) newLockSet() *lockSet {
 	ls := d.e.newLockSet()
-	ls.origin = d.origin()
+	ls.origin, ls.own = d.origin(), d.own()
 	return ls
 }
 
@@ -545,7 +564,7 @@ func (ls *lockSet) lock() {
 	ls.idx = out
 	for _, i := range ls.idx {
 		ls.e.shards[i].lock()
-		ls.e.shards[i].origin = ls.origin
+		ls.e.shards[i].origin, ls.e.shards[i].own = ls.origin, ls.own
 	}
 }
 

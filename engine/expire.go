@@ -20,13 +20,16 @@ const expireSweepPerShard = 64
 // in the middle of an EXEC or a script, and skips its turn while a busy
 // script holds the keyspace.
 func (e *Engine) ActiveExpireCycle(budget time.Duration) int {
-	if e.noActiveExpire.Load() || e.gate.frozen() || e.expiryByMaster.Load() { // DEBUG SET-ACTIVE-EXPIRE 0, CLIENT PAUSE (pause.go), a replica
+	if e.noActiveExpire.Load() || e.gate.frozen() { // DEBUG SET-ACTIVE-EXPIRE 0, CLIENT PAUSE (pause.go)
 		return 0
 	}
 	if !e.gate.Enter() {
 		return 0
 	}
 	defer e.gate.Leave()
+	if e.expiryByMaster.Load() { // a replica: only the keys its own clients gave a TTL
+		return e.expireOwnKeys(e.clock.NowMs())
+	}
 	start := time.Now()
 	if fn := e.expireObserver.Load(); fn != nil {
 		defer func() { (*fn)(time.Since(start)) }()

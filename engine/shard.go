@@ -57,7 +57,7 @@ func (s *shard) unlock() {
 	} else if len(s.entries) >= 64 && s.keys < len(s.entries)/2 {
 		s.packSlots()
 	}
-	s.origin = 0
+	s.origin, s.own = 0, false
 	s.mu.Unlock()
 }
 
@@ -112,6 +112,10 @@ type shardData struct {
 	// origin is the connection whose operation holds the shard's lock,
 	// for the change hook (track.go); 0 when none or unknown.
 	origin uint64
+	// own: the operation holding the lock is this server's, not its
+	// master's (DB.FromMaster); a replica remembers the expiries its own
+	// writes set (replica_expire.go).
+	own bool
 }
 
 // account adds delta to the shard's and the engine's used memory.
@@ -174,6 +178,7 @@ func (s *shardData) insert(h uint64, key, value []byte, typ Type, m recordMeta) 
 	s.addKeys(1)
 	if m.expireAt != 0 {
 		s.volatile++
+		s.noteOwnExpire(key, m.expireAt)
 	}
 	return int(slot)
 }
@@ -302,7 +307,8 @@ func (s *shardData) unlink(slot int, h uint64) {
 // rewrite gives the entry in slot a new value and metadata (same key).
 func (s *shardData) rewrite(slot int, value []byte, m recordMeta) {
 	en := &s.entries[slot]
-	if (s.expireAt(en) != 0) != (m.expireAt != 0) {
+	old := s.expireAt(en)
+	if (old != 0) != (m.expireAt != 0) {
 		if m.expireAt != 0 {
 			s.volatile++
 		} else {
@@ -311,6 +317,9 @@ func (s *shardData) rewrite(slot int, value []byte, m recordMeta) {
 	}
 	s.writeRecord(en, true, s.key(en), value, m)
 	s.keyChanged(s.key(en))
+	if m.expireAt != old { // a TTL set anew, not one an INCR or an APPEND keeps
+		s.noteOwnExpire(s.key(en), m.expireAt)
+	}
 	s.maybeCompact(1)
 }
 
@@ -329,6 +338,7 @@ func (s *shardData) setExpire(en *entry, at int64) {
 		s.bumpWatched(s.key(en))
 	}
 	s.keyChanged(s.key(en))
+	s.noteOwnExpire(s.key(en), at)
 	if f := s.metaForWrite(en, entryHasExpire); f != nil {
 		binary.LittleEndian.PutUint64(f, uint64(at))
 		return
@@ -371,7 +381,7 @@ func (s *shardData) reset() {
 	s.account(-s.mem)
 	s.addDead(-s.dead)
 	s.addKeys(-s.keys)
-	*s = shardData{watched: s.watched, tally: s.tally, eng: s.eng, db: s.db, seed: s.seed, origin: s.origin}
+	*s = shardData{watched: s.watched, tally: s.tally, eng: s.eng, db: s.db, seed: s.seed, origin: s.origin, own: s.own}
 }
 
 // addKeys changes the shard's and its database's key counts.

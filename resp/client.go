@@ -148,9 +148,9 @@ func newClient(f *Frontend, p server.Peer) *Client {
 
 // selectDB switches the client's database.
 func (c *Client) selectDB(n int) {
-	noTouch, overshoot := c.db.NoTouch, c.db.MayOvershoot
+	noTouch, overshoot, fromMaster := c.db.NoTouch, c.db.MayOvershoot, c.db.FromMaster
 	c.db = c.countWrites(c.fe.eng.DB(n).WithEvents(&c.events).At(c.expiryAt))
-	c.db.NoTouch, c.db.MayOvershoot = noTouch, overshoot
+	c.db.NoTouch, c.db.MayOvershoot, c.db.FromMaster = noTouch, overshoot, fromMaster
 	c.dbNum.Store(int32(n))
 }
 

@@ -43,6 +43,7 @@ func (f *Frontend) newReplayOn(peer server.Peer) *Replay {
 	c.obeys, c.authenticated, c.user = true, true, nil
 	c.parser.SetAuthRequired(false)
 	c.db.MayOvershoot = true // the writes were accepted once: no OOM refusal
+	c.db.FromMaster = true
 	// No key is expired for the replayed commands, as for Redis's master
 	// client and its AOF loading: their keys expire by the DELs the stream
 	// holds (engine.SetExpiryByMaster), and a command that found a key

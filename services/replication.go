@@ -96,14 +96,13 @@ func (r *Replication) follow(cfg *conf.Config) {
 		"repl-diskless-sync", "repl-diskless-sync-delay", "repl-diskless-sync-max-replicas", "min-replicas-to-write", "min-replicas-max-lag", "client-output-buffer-limit"} {
 		cfg.OnChange(name, apply)
 	}
-	cfg.OnChange("replica-read-only", func(*conf.Config) { r.followExpiry() })
 }
 
-// followExpiry lets a read-only replica's keys expire only by its
-// master's DELs, as Redis's (engine.SetExpiryByMaster says why); a master
-// or a writable replica expires them itself.
+// followExpiry lets a replica's keys expire only by its master's DELs, as
+// Redis's (engine.SetExpiryByMaster says why), but for those a writable
+// replica's clients gave a TTL themselves; a master expires them all.
 func (r *Replication) followExpiry() {
-	r.s.Engine.SetExpiryByMaster(r.replica.Load() && r.s.Config.ReplicaReadOnly())
+	r.s.Engine.SetExpiryByMaster(r.replica.Load())
 }
 
 // attach makes the Primary a sink of the stream, once.

@@ -425,6 +425,7 @@ func load(r io.Reader, eng *engine.Engine, o LoadOptions, maxKeys int64) (LoadRe
 			return res, fmt.Errorf("key %q is in database %d, beyond the %d configured (databases)", rec.Key, rec.DB, eng.Databases())
 		}
 		db := eng.DB(rec.DB)
+		db.FromMaster = true // a replica's dump is its master's: none of its TTLs are the replica's own
 		switch o.Onto {
 		case OntoMerge:
 			db.Delete(rec.Key) // Restore adds to an aggregate that is there
