@@ -225,8 +225,8 @@ type DB struct {
 	// an AOF, a dump loaded): a replica remembers none of the expiries
 	// they set as its own to reclaim itself (replica_expire.go).
 	FromMaster bool
-	events       *EventQueue   // events for after the command (notify.go); nil: at once
-	writes       *WriteCounter // counts the writes made through the handle (effects.go); nil: none
+	events     *EventQueue   // events for after the command (notify.go); nil: at once
+	writes     *WriteCounter // counts the writes made through the handle (effects.go); nil: none
 	// expiryAt, when not 0, is the unix ms at which keys are judged
 	// expired through this handle (At).
 	expiryAt int64
