@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ import (
 // every step. (A replica that removed keys itself would lose for good a
 // key its master, a moment behind, extends or writes to.)
 func TestReplicaKeysExpireByMasterDEL(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	ctx := context.Background()
 	mdir, rdir, tdir := t.TempDir(), t.TempDir(), t.TempDir()
@@ -90,6 +92,50 @@ func TestReplicaKeysExpireByMasterDEL(t *testing.T) {
 	if n, _ := tc.DBSize(ctx).Result(); n != 1 {
 		t.Errorf("DBSIZE on the Tandem replica after the DELs: %d, want 1", n)
 	}
+
+	// Writable, a replica expires the keys its own clients gave a TTL and
+	// still leaves the master's to its DELs; a write to the master's
+	// expired key replaces it (replication-3.tcl's writable-replica tests).
+	do := func(c *redis.Client, args ...any) string {
+		v, err := c.Do(ctx, args...).Result()
+		return fmt.Sprintf("%v=%v %v\n", args, v, err)
+	}
+	for _, c := range []*redis.Client{rc, tc} {
+		for _, args := range [][]any{{"CONFIG", "SET", "replica-read-only", "no"}, {"SET", "own", "1", "PX", "200"},
+			{"SET", "own2", "1", "PX", "200"}, {"PERSIST", "own2"}, {"SET", "own3", "1"}, {"PEXPIRE", "own3", "200"}} {
+			if err := c.Do(ctx, args...).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := mc.Do(ctx, "SET", "k", "v", "PX", "150").Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitInSync(t, rc, mc)
+	waitInSync(t, tc, mc)
+	time.Sleep(1200 * time.Millisecond)
+	writable := func(step string, extra ...[]any) {
+		t.Helper()
+		var got [2]string
+		for i, c := range []*redis.Client{rc, tc} {
+			var b strings.Builder
+			for _, args := range extra {
+				b.WriteString(do(c, args...))
+			}
+			for _, args := range [][]any{{"DBSIZE"}, {"EXISTS", "own", "own2", "own3", "k", "keep"}, {"GET", "k"}, {"TTL", "k"}} {
+				b.WriteString(do(c, args...))
+			}
+			keys, err := c.Keys(ctx, "*").Result()
+			sort.Strings(keys)
+			fmt.Fprintf(&b, "KEYS * = %v %v\n", keys, err)
+			got[i] = b.String()
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: Tandem replica\n%s\nredis-server replica\n%s", step, got[1], got[0])
+		}
+	}
+	writable("writable: own keys expired, the master's left")
+	writable("writable: INCR of the master's expired key", []any{"INCR", "k"}, []any{"TTL", "k"})
 }
 
 // TestAOFLoadSeesNoKeyExpired: while an AOF loads, no key is expired, as
