@@ -50,7 +50,7 @@ go vet ./...
 echo "== go test -race (-timeout 20m: on 2 busy cores memproto's race run has passed go test's 10-minute default)"
 go test -race -count=1 -timeout 20m ./...
 
-echo "== fuzz (${FUZZTIME:=50000x} per target: an input count, not a duration, so a loaded machine cannot end a target mid-run)"
+echo "== fuzz (${FUZZTIME:=20000x} per target: an input count, not a duration, so a loaded machine cannot end a target mid-run)"
 # Every Fuzz* function in the tree, each for FUZZTIME.
 for file in $(grep -rl --include='*_test.go' '^func Fuzz' .); do
   pkg=$(dirname "$file")
