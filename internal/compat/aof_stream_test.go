@@ -171,6 +171,7 @@ func TestAOFStreamGroupsReplay(t *testing.T) {
 // groups (read counters compared between the two replicas, as in
 // TestAOFStreamGroupsReplay).
 func TestStreamGroupsReplicate(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	mdir, tdir, rdir := t.TempDir(), t.TempDir(), t.TempDir()
 	sut := startFor(t, mdir, "tandem-groups-master", 2, tandemArgs(mdir))

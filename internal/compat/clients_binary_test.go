@@ -280,6 +280,7 @@ type binSide struct {
 }
 
 func TestBinaryClients(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	dir := t.TempDir()
 	sides := []binSide{{"memcached", "memcached (the script is wrong)", startMemcachedBinary(t, dir)}}
 	if !selfTest {

@@ -218,6 +218,7 @@ func readIdle(conn net.Conn) (string, bool, error) {
 // TestMemcachedAuthFile compares Tandem's memcached login with memcached
 // -Y's, byte for byte, connection closes included.
 func TestMemcachedAuthFile(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	ref, sut := startAuthServers(t)
 	// Logins store nothing; a case that logs in and writes uses key k,
 	// emptied before every case through a logged-in connection.

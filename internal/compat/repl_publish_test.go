@@ -17,6 +17,7 @@ import (
 // redis-server is the master and the replica — and neither the master's
 // AOF nor a Tandem replica's keeps it.
 func TestPublishReachesReplicas(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	type side struct {
 		name  string

@@ -125,6 +125,7 @@ func downSnapshot(t *testing.T, addr string) string {
 // dir with the same replicaof, continues with a partial resync and gets
 // the writes made while it was down, in their databases.
 func TestTandemReplicaRestartContinues(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	for _, masterKind := range []string{"redis", "tandem"} {
 		t.Run("of "+masterKind, func(t *testing.T) {
@@ -174,6 +175,7 @@ func TestTandemReplicaRestartContinues(t *testing.T) {
 // master is stopped with SHUTDOWN (it saves) and started again on its
 // dir and port; writes made after the restart reach them.
 func TestReplicaContinuesAfterTandemRestart(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	for _, replicaKind := range []string{"redis", "tandem"} {
 		t.Run(replicaKind+" replica", func(t *testing.T) {
@@ -237,6 +239,7 @@ func TestReplicaContinuesAfterTandemRestart(t *testing.T) {
 // Tandem's does the same as redis-server's, even though SHUTDOWN saved
 // a dump beside the AOF.
 func TestReplicaRestartWithAOF(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	mdir := t.TempDir()
 	master := startFor(t, mdir, "redis-master", 1, redisArgsIn(mdir))

@@ -108,6 +108,7 @@ func replSnapshot(t *testing.T, c *redis.Client) string {
 // read-only replica, continues with +CONTINUE after the link drops, and
 // REPLICAOF NO ONE keeps the data and accepts writes.
 func TestTandemReplicaOfRedis(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	mdir, rdir := t.TempDir(), t.TempDir()
 	master := startFor(t, mdir, "redis-master", 1, redisArgsIn(mdir))
@@ -168,6 +169,7 @@ func TestTandemReplicaOfRedis(t *testing.T) {
 // counts its acknowledgements, and it continues with +CONTINUE after a
 // drop.
 func TestRedisReplicaOfTandem(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	for _, diskless := range []string{"yes", "no"} {
 		t.Run("diskless "+diskless, func(t *testing.T) {
@@ -272,6 +274,7 @@ func assertOneClient(t *testing.T, c *redis.Client, typ string, want ...string) 
 // TestTandemReplicaKeepsMemcachedItems: a Tandem replica of a Tandem
 // master has the memcached items with their flags, CAS and expiry.
 func TestTandemReplicaKeepsMemcachedItems(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	mdir, rdir := t.TempDir(), t.TempDir()
 	m := startFor(t, mdir, "tandem-mc-master", 2, tandemArgs(mdir))
@@ -309,6 +312,7 @@ func TestTandemReplicaKeepsMemcachedItems(t *testing.T) {
 // followed by WAIT 1 100, the master is killed and its replica promoted
 // (REPLICAOF NO ONE): every write WAIT acknowledged is on the new master.
 func TestFailoverKeepsWaitedWrites(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	mdir, rdir := t.TempDir(), t.TempDir()
 	m := startFor(t, mdir, "tandem-fo-master", 2, tandemArgs(mdir))
@@ -379,6 +383,7 @@ func TestFailoverKeepsWaitedWrites(t *testing.T) {
 // TestRedisCliRDB: redis-cli --rdb against Tandem writes a dump that
 // loads.
 func TestRedisCliRDB(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	dir := t.TempDir()
 	s := startFor(t, dir, "tandem-cli-rdb", 2, tandemArgs(dir))

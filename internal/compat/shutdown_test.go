@@ -21,6 +21,7 @@ import (
 // SHUTDOWN NOW does not wait; SHUTDOWN ABORT from another client ends the
 // wait, the SHUTDOWN failing and the server going on, writes accepted.
 func TestShutdownWaitsForReplicas(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	ctx := context.Background()
 	type outcome struct {

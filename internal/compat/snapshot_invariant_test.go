@@ -435,6 +435,7 @@ func copyDumpInto(t *testing.T, from, dir string) {
 }
 
 func TestSnapshotInvariantsUnderBGSAVE(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
 	mustNotSelfTest(t)
 	ctx := context.Background()
 	srcDir, verDir := t.TempDir(), t.TempDir()
