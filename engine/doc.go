@@ -150,7 +150,7 @@
 // instant, without fork and without stopping writers for long:
 //
 //  1. The barrier: inside an exclusive section of the gate (so no command,
-//     EXEC or script is half done) it reads now and marks every shard
+//     EXEC or script is half done) it marks every shard
 //     pending (shard.snap), one shard lock at a time, through
 //     lockNoCapture. The pause is a few hundred microseconds.
 //  2. The capture: from then on, the first goroutine to lock a pending

@@ -50,14 +50,13 @@ type SnapItem struct {
 
 // snapshot is one snapshot in progress.
 type snapshot struct {
-	now      int64
 	captured []atomic.Pointer[shardCapture] // by global shard index
 }
 
 // shardCapture is a shard as it was at the barrier.
 type shardCapture struct {
 	arena               // the shard's chunks (shared) and big records (copied)
-	keys  []capturedKey // live keys
+	keys  []capturedKey // the keys, expired or not
 	aggs  []aggregate   // aligned with keys (nil for strings); nil when all are strings
 }
 
@@ -90,7 +89,11 @@ func (s *shard) capture() {
 	}
 	for i := range s.entries {
 		en := &s.entries[i]
-		if en.typ == TypeNone || s.isExpired(en, snap.now) {
+		// A key past its TTL that nothing has reclaimed yet is saved too,
+		// as Redis's rdbSaveRio does: a loading master drops it (and counts
+		// it in rdb_last_load_keys_expired), a replica keeps it until its
+		// master's DEL.
+		if en.typ == TypeNone {
 			continue
 		}
 		c.keys = append(c.keys, capturedKey{ref: en.ref, typ: en.typ, enc: en.enc, bits: en.bits})
@@ -128,7 +131,6 @@ func (e *Engine) SnapshotCut(cut func(), begin func(keysPerDB []int), visit func
 		if cut != nil {
 			cut()
 		}
-		snap.now = e.clock.NowMs()
 		for i := range e.shards {
 			s := &e.shards[i]
 			s.lockNoCapture()

@@ -180,3 +180,53 @@ func TestAOFLoadSeesNoKeyExpired(t *testing.T) {
 		t.Errorf("after loading the AOF, Tandem has\n%s\nredis-server\n%s", got[1], got[0])
 	}
 }
+
+// TestDumpKeepsKeysNotYetReclaimed: a key past its TTL that nothing has
+// reclaimed yet is in the dump, as redis-server 7.0's rdbSaveRio saves
+// it, so the load drops it and counts it in rdb_last_load_keys_expired
+// (rdb.tcl's "Test RDB load info"). Before, Tandem left it out of the
+// dump and the count stayed 0.
+func TestDumpKeepsKeysNotYetReclaimed(t *testing.T) {
+	mustNotSelfTest(t)
+	ctx := context.Background()
+	transcript := func(kind string) string {
+		dir := t.TempDir()
+		var s *server
+		if kind == "redis" {
+			s = startFor(t, dir, "redis-rdbinfo", 1, redisArgsIn(dir, "--enable-debug-command", "yes"))
+		} else {
+			s = startFor(t, dir, "tandem-rdbinfo", 2, tandemArgs(dir, "--enable-debug-command", "yes"))
+		}
+		c := client(s.addrs[0])
+		defer c.Close()
+		var b strings.Builder
+		for _, args := range [][]any{{"DEBUG", "SET-ACTIVE-EXPIRE", "0"}, {"SET", "a", "1", "PX", "10"}, {"SET", "b", "1", "PX", "10"},
+			{"HSET", "h", "f", "v"}, {"PEXPIRE", "h", "10"}, {"SET", "keep", "1"}} {
+			if err := c.Do(ctx, args...).Err(); err != nil {
+				t.Fatalf("%s %v: %v", kind, args, err)
+			}
+		}
+		c3 := redis.NewClient(&redis.Options{Addr: s.addrs[0], DB: 3, Protocol: 2})
+		defer c3.Close()
+		if err := c3.Set(ctx, "c", "1", 10*time.Millisecond).Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		for _, args := range [][]any{{"DBSIZE"}, {"DEBUG", "RELOAD"}, {"DBSIZE"}, {"EXISTS", "a", "b", "h", "keep"}} {
+			v, err := c.Do(ctx, args...).Result()
+			fmt.Fprintf(&b, "%v=%v %v\n", args, v, err)
+		}
+		info, err := c.Info(ctx, "persistence").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"rdb_last_load_keys_loaded", "rdb_last_load_keys_expired"} {
+			fmt.Fprintf(&b, "%s:%s\n", f, infoField(info, f))
+		}
+		return b.String()
+	}
+	ref, got := transcript("redis"), transcript("tandem")
+	if ref != got {
+		t.Errorf("Tandem\n%s\nredis-server\n%s", got, ref)
+	}
+}
