@@ -13,8 +13,21 @@ import (
 // rdbPopulateSaveInfo: repl-stream-db, repl-id and repl-offset. The
 // offset is also what +FULLRESYNC announces. The function runs on a
 // goroutine of its own, so it may take its time; w may block (it is a
-// slow replica's socket).
-type SnapshotFunc func(w io.Writer, cut func() Cut) error
+// slow replica's socket). filter says what the replicas asked to leave
+// out (REPLCONF rdb-filter-only).
+type SnapshotFunc func(w io.Writer, filter Filter, cut func() Cut) error
+
+// Filter is what a full sync's RDB leaves out, as a replica asked with
+// REPLCONF rdb-filter-only (redis-cli --functions-rdb): Redis's
+// SLAVE_REQ_RDB_EXCLUDE_DATA and _FUNCTIONS. The zero Filter leaves out
+// nothing.
+type Filter struct {
+	NoKeys, NoFunctions bool
+}
+
+// filtered reports whether the RDB leaves anything out: such an RDB goes
+// over the socket only (never spooled), as Redis's.
+func (f Filter) filtered() bool { return f.NoKeys || f.NoFunctions }
 
 // Cut is the replication position a full sync's RDB corresponds to.
 type Cut struct {

@@ -224,7 +224,7 @@ func TestCloseWaitsForSpooledSync(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.DisklessSync = false
 		cfg.TempDir = dir
-		cfg.Snapshot = func(w io.Writer, cut func() Cut) error {
+		cfg.Snapshot = func(w io.Writer, _ Filter, cut func() Cut) error {
 			cut()
 			close(started)
 			for { // an endless dataset: only the replica's going ends it

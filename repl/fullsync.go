@@ -39,9 +39,17 @@ func (p *Primary) startSyncLocked(fromCron bool) {
 	var waiting []*Link
 	allEOF := true
 	var maxIdle time.Duration
+	var filter Filter
 	now := p.now()
 	for _, l := range p.links {
 		if l.state != stateWaitBgsaveStart {
+			continue
+		}
+		// One RDB serves only replicas that asked for the same one: the
+		// others wait for the next (startBgsaveForReplication's req).
+		if len(waiting) == 0 {
+			filter = l.filter
+		} else if l.filter != filter {
 			continue
 		}
 		waiting = append(waiting, l)
@@ -53,8 +61,8 @@ func (p *Primary) startSyncLocked(fromCron bool) {
 	if len(waiting) == 0 {
 		return
 	}
-	diskless := allEOF && p.cfg.DisklessSync
-	if diskless && p.cfg.DisklessSyncDelay > 0 {
+	diskless := allEOF && (p.cfg.DisklessSync || filter.filtered())
+	if diskless && p.cfg.DisklessSync && p.cfg.DisklessSyncDelay > 0 { // a filtered RDB, diskless by force, waits for nobody
 		enough := p.cfg.DisklessSyncMaxReplicas > 0 && len(waiting) >= p.cfg.DisklessSyncMaxReplicas
 		if !enough && (!fromCron || maxIdle < p.cfg.DisklessSyncDelay) {
 			return
@@ -69,14 +77,14 @@ func (p *Primary) startSyncLocked(fromCron bool) {
 	p.syncs.Add(1)
 	go func() {
 		defer p.syncs.Done()
-		p.fullSync(waiting, diskless)
+		p.fullSync(waiting, diskless, filter)
 	}()
 }
 
 // fullSync makes one RDB for the replicas and sends it, diskless
 // ($EOF:<mark>…<mark>) or spooled to a file and sent with its length.
 // The stream fed after the cut is held for each and follows its RDB.
-func (p *Primary) fullSync(links []*Link, diskless bool) {
+func (p *Primary) fullSync(links []*Link, diskless bool, filter Filter) {
 	defer func() {
 		p.mu.Lock()
 		p.syncing = false
@@ -155,7 +163,7 @@ func (p *Primary) fullSync(links []*Link, diskless bool) {
 	if cfg.Snapshot == nil {
 		err = errors.New("repl: no snapshot function configured")
 	} else {
-		err = cfg.Snapshot(w, cut)
+		err = cfg.Snapshot(w, filter, cut)
 	}
 	release()
 	if err == nil && !cutDone {

@@ -224,7 +224,7 @@ func (s *store) loadCount() int {
 	return s.loads
 }
 
-func (s *store) snapshot(w io.Writer, cut func() Cut) error {
+func (s *store) snapshot(w io.Writer, _ Filter, cut func() Cut) error {
 	s.mu.Lock()
 	c := cut()
 	copyOf := map[int]map[string]string{}

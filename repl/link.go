@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tandemkv/tandem/internal/sdsargs"
 )
 
 // ReplicaConn is the connection of a replica, handed over by the
@@ -59,6 +61,7 @@ type Link struct {
 	capaEOF       bool
 	capaPSYNC2    bool
 	rdbOnly       bool
+	filter        Filter // REPLCONF rdb-filter-only
 
 	// Under p.mu once attached.
 	attached   bool
@@ -157,6 +160,21 @@ func (l *Link) Replconf(args [][]byte) []byte {
 				return []byte("-ERR value is out of range, must be between 0 and 1\r\n")
 			}
 			l.rdbOnly = v == 1
+		case "rdb-filter-only":
+			filters, ok := sdsargs.Strings(string(val))
+			if !ok {
+				return []byte("-ERR Missing rdb-filter-only values\r\n")
+			}
+			// Only what the filters include stays: "" leaves an RDB of
+			// AUX fields alone.
+			f := Filter{NoKeys: true, NoFunctions: true}
+			for _, name := range filters {
+				if !strings.EqualFold(name, "functions") {
+					return []byte("-ERR Unsupported rdb-filter-only option: " + name + "\r\n")
+				}
+				f.NoFunctions = false
+			}
+			l.filter = f
 		default:
 			return []byte("-ERR Unrecognized REPLCONF option: " + string(args[j]) + "\r\n")
 		}
@@ -211,6 +229,10 @@ func (l *Link) Sync(args [][]byte) []byte {
 	}
 	if p.replica != nil && !p.replica.connectedLocked() {
 		return []byte(replyNoMasterRun)
+	}
+	if l.filter.filtered() && !l.capaEOF {
+		// A filtered RDB is sent over the socket only, never spooled.
+		return []byte("-ERR Filtered replica requires EOF capability\r\n")
 	}
 	psync := strings.EqualFold(string(args[0]), "psync")
 	if psync {

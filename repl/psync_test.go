@@ -67,7 +67,7 @@ func testPrimary(t testing.TB, mutate func(*Config)) (*Primary, *clock) {
 	cfg.BacklogSize = 64
 	cfg.DisklessSyncDelay = 0 // TestDisklessDelayShares has its own
 	cfg.TempDir = t.TempDir()
-	cfg.Snapshot = func(w io.Writer, cut func() Cut) error {
+	cfg.Snapshot = func(w io.Writer, _ Filter, cut func() Cut) error {
 		cut()
 		_, err := io.WriteString(w, "RDBDATA")
 		return err
@@ -201,7 +201,7 @@ func TestFullSyncHoldsTheStream(t *testing.T) {
 		release := make(chan struct{})
 		cutAt := make(chan struct{})
 		p, _ := testPrimary(t, func(c *Config) {
-			c.Snapshot = func(w io.Writer, cut func() Cut) error {
+			c.Snapshot = func(w io.Writer, _ Filter, cut func() Cut) error {
 				cut()
 				close(cutAt)
 				<-release
@@ -457,7 +457,7 @@ func TestDisklessDelayShares(t *testing.T) {
 	p, clk := testPrimary(t, func(c *Config) {
 		c.DisklessSyncDelay = 5 * time.Second
 		c.DisklessSyncMaxReplicas = 3
-		c.Snapshot = func(w io.Writer, cut func() Cut) error {
+		c.Snapshot = func(w io.Writer, _ Filter, cut func() Cut) error {
 			snapshots.Add(1)
 			cut()
 			_, err := io.WriteString(w, "RDB")

@@ -125,9 +125,9 @@ func (r *Replication) NewLink(conn repl.ReplicaConn) *repl.Link {
 // Its AUX fields record the cut's position, as Redis's: a redis-server
 // sub-replica of this replica learns from repl-stream-db which database
 // the proxied stream goes on in.
-func (r *Replication) snapshot(w io.Writer, cut func() repl.Cut) error {
+func (r *Replication) snapshot(w io.Writer, filter repl.Filter, cut func() repl.Cut) error {
 	dw := &deferredWriter{}
-	_, err := r.s.Persist.WriteSyncRDB(dw, func() snapshot.ReplInfo {
+	_, err := r.s.Persist.WriteSyncRDB(dw, filter.NoKeys, filter.NoFunctions, func() snapshot.ReplInfo {
 		c := cut()
 		dw.target(w)
 		return replInfo(c)

@@ -44,6 +44,10 @@ type FileOptions struct {
 	// Aborted, when set, is asked after each key: true stops the dump
 	// with ErrAborted (a FLUSHALL made it pointless).
 	Aborted func() bool
+	// NoKeys leaves the keys out: a replica's filtered full sync (REPLCONF
+	// rdb-filter-only, redis-cli --functions-rdb) gets the AUX fields and
+	// whatever else the filter includes.
+	NoKeys bool
 }
 
 // ErrAborted is a dump stopped by FileOptions.Aborted.
@@ -218,7 +222,7 @@ func write(w io.Writer, eng *engine.Engine, o FileOptions) (SaveResult, error) {
 	var keysPerDB []int
 	curDB := -1
 	err := eng.SnapshotCut(cut, func(k []int) { keysPerDB = k; header() }, func(it *engine.SnapItem) error {
-		if headerErr != nil {
+		if headerErr != nil || o.NoKeys {
 			return headerErr
 		}
 		if it.DB != curDB {

@@ -199,10 +199,15 @@ func (m *Manager) WriteRDB(w io.Writer, cut func()) (SaveResult, error) {
 }
 
 // WriteSyncRDB is WriteRDB for a replica's full sync: at runs at the
-// dump's instant and returns the replication position the dump records.
-func (m *Manager) WriteSyncRDB(w io.Writer, at func() ReplInfo) (SaveResult, error) {
+// dump's instant and returns the replication position the dump records;
+// noKeys and noFunctions leave those out (REPLCONF rdb-filter-only).
+func (m *Manager) WriteSyncRDB(w io.Writer, noKeys, noFunctions bool, at func() ReplInfo) (SaveResult, error) {
 	o := m.fileOptions(nil)
 	o.Repl = func() (ReplInfo, bool) { return at(), true }
+	o.NoKeys = noKeys
+	if noFunctions {
+		o.Functions = nil
+	}
 	return write(w, m.eng, o)
 }
 

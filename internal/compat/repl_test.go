@@ -423,6 +423,68 @@ func TestRedisCliRDB(t *testing.T) {
 	}
 }
 
+// TestRedisCliFunctionsRDB: redis-cli --functions-rdb (REPLCONF
+// rdb-filter-only functions, then a full sync) gets from Tandem what it
+// gets from redis-server: an RDB of the function libraries without the
+// keys; and REPLCONF rdb-filter-only's refusals are redis-server's.
+func TestRedisCliFunctionsRDB(t *testing.T) {
+	t.Parallel() // own servers, mostly waiting: overlaps the others like it (CI time)
+	mustNotSelfTest(t)
+	const lib = "#!lua name=cli\nredis.register_function('one', function() return 1 end)"
+	transcript := func(kind string) string {
+		dir := t.TempDir()
+		var s *server
+		if kind == "redis" {
+			s = startFor(t, dir, "redis-cli-fn", 1, redisArgsIn(dir, "--repl-diskless-sync", "no"))
+		} else {
+			s = startFor(t, dir, "tandem-cli-fn", 2, tandemArgs(dir, "--repl-diskless-sync", "no"))
+		}
+		var b strings.Builder
+		rc := dialRESP(t, s.addrs[0])
+		for _, args := range [][]string{{"FUNCTION", "LOAD", lib}, {"SET", "k", "v"}, {"HSET", "h", "f", "v"},
+			{"REPLCONF", "rdb-filter-only", "functions bogus"}, {"REPLCONF", "rdb-filter-only", "\"unbalanced"},
+			{"REPLCONF", "rdb-filter-only", "FUNCTIONS"}, {"SYNC"}} {
+			fmt.Fprintf(&b, "%q -> %q\n", args, rc.do(args...).raw)
+		}
+		rc.conn.Close()
+		host, port, _ := strings.Cut(s.addrs[0], ":")
+		out := filepath.Join(dir, "functions.rdb")
+		if o, err := exec.Command("redis-cli", "-h", host, "-p", port, "--functions-rdb", out).CombinedOutput(); err != nil {
+			t.Fatalf("%s: redis-cli --functions-rdb: %v\n%s", kind, err, o)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rr, err := rdb.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := rr.Next()
+			if err != nil {
+				fmt.Fprintf(&b, "end: %v\n", err)
+				break
+			}
+			switch rec.Kind {
+			case rdb.KindKey:
+				fmt.Fprintf(&b, "key %q\n", rec.Key)
+			case rdb.KindFunction:
+				fmt.Fprintf(&b, "function %q\n", rec.Code)
+			}
+		}
+		return b.String()
+	}
+	ref, got := transcript("redis"), transcript("tandem")
+	if ref != got {
+		t.Errorf("Tandem\n%s\nredis-server\n%s", got, ref)
+	}
+	if !strings.Contains(ref, "function ") || strings.Contains(ref, "key ") {
+		t.Errorf("redis-server's functions RDB is not what the test expects:\n%s", ref)
+	}
+}
+
 // TestReplicaMovesToPromotedFellow: of two replicas of one master, one is
 // promoted (REPLICAOF NO ONE) and the other made its replica: the move
 // continues the history with a partial resync, on redis-server and on
