@@ -31,8 +31,8 @@ func (o *ownExpires) note(db int, key []byte) {
 	o.mu.Unlock()
 }
 
-// Len is the number of keys remembered (Redis's INFO-less
-// getSlaveKeyWithExpireCount, for tests and DEBUG).
+// Len is the number of keys remembered (Redis's
+// getSlaveKeyWithExpireCount).
 func (o *ownExpires) Len() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -44,14 +44,15 @@ func startFoPair(t *testing.T, mkind, rkind string) *foPair {
 
 // startKind starts a server of kind "redis" or "tandem" for role, on a
 // directory of its own, with diskless syncs that start at once.
-func startKind(t *testing.T, kind, role string) *server {
+func startKind(t *testing.T, kind, role string, extra ...string) *server {
 	t.Helper()
 	dir := t.TempDir()
+	args := append([]string{"--repl-diskless-sync-delay", "0"}, extra...)
 	var s *server
 	if kind == "redis" {
-		s = startFor(t, dir, "redis-"+role, 1, redisArgsIn(dir, "--repl-diskless-sync-delay", "0"))
+		s = startFor(t, dir, "redis-"+role, 1, redisArgsIn(dir, args...))
 	} else {
-		s = startFor(t, dir, "tandem-"+role, 2, tandemArgs(dir, "--repl-diskless-sync-delay", "0"))
+		s = startFor(t, dir, "tandem-"+role, 2, tandemArgs(dir, args...))
 	}
 	// A test that fails while s is stopped must not leave it so:
 	// cleanups run last first, so this runs before s.stop.

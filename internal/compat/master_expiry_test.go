@@ -190,13 +190,7 @@ func TestDumpKeepsKeysNotYetReclaimed(t *testing.T) {
 	mustNotSelfTest(t)
 	ctx := context.Background()
 	transcript := func(kind string) string {
-		dir := t.TempDir()
-		var s *server
-		if kind == "redis" {
-			s = startFor(t, dir, "redis-rdbinfo", 1, redisArgsIn(dir, "--enable-debug-command", "yes"))
-		} else {
-			s = startFor(t, dir, "tandem-rdbinfo", 2, tandemArgs(dir, "--enable-debug-command", "yes"))
-		}
+		s := startKind(t, kind, "rdbinfo", "--enable-debug-command", "yes")
 		c := client(s.addrs[0])
 		defer c.Close()
 		var b strings.Builder

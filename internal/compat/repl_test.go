@@ -2,7 +2,9 @@ package compat
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -396,28 +398,12 @@ func TestRedisCliRDB(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("redis-cli --rdb: %v\n%s", err, b)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rr, err := rdb.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	keys := 0
-	for {
-		rec, err := rr.Next()
-		if err != nil {
-			if err.Error() != "EOF" {
-				t.Fatalf("reading the dump: %v", err)
-			}
-			break
-		}
+	eachRDBRecord(t, out, func(rec *rdb.Record) {
 		if rec.Kind == rdb.KindKey {
 			keys++
 		}
-	}
+	})
 	if keys != 10 {
 		t.Errorf("the dump holds %d keys, want 10", keys)
 	}
@@ -432,13 +418,7 @@ func TestRedisCliFunctionsRDB(t *testing.T) {
 	mustNotSelfTest(t)
 	const lib = "#!lua name=cli\nredis.register_function('one', function() return 1 end)"
 	transcript := func(kind string) string {
-		dir := t.TempDir()
-		var s *server
-		if kind == "redis" {
-			s = startFor(t, dir, "redis-cli-fn", 1, redisArgsIn(dir, "--repl-diskless-sync", "no"))
-		} else {
-			s = startFor(t, dir, "tandem-cli-fn", 2, tandemArgs(dir, "--repl-diskless-sync", "no"))
-		}
+		s := startKind(t, kind, "cli-fn", "--repl-diskless-sync", "no")
 		var b strings.Builder
 		rc := dialRESP(t, s.addrs[0])
 		for _, args := range [][]string{{"FUNCTION", "LOAD", lib}, {"SET", "k", "v"}, {"HSET", "h", "f", "v"},
@@ -448,32 +428,18 @@ func TestRedisCliFunctionsRDB(t *testing.T) {
 		}
 		rc.conn.Close()
 		host, port, _ := strings.Cut(s.addrs[0], ":")
-		out := filepath.Join(dir, "functions.rdb")
+		out := filepath.Join(t.TempDir(), "functions.rdb")
 		if o, err := exec.Command("redis-cli", "-h", host, "-p", port, "--functions-rdb", out).CombinedOutput(); err != nil {
 			t.Fatalf("%s: redis-cli --functions-rdb: %v\n%s", kind, err, o)
 		}
-		f, err := os.Open(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		rr, err := rdb.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			rec, err := rr.Next()
-			if err != nil {
-				fmt.Fprintf(&b, "end: %v\n", err)
-				break
-			}
+		eachRDBRecord(t, out, func(rec *rdb.Record) {
 			switch rec.Kind {
 			case rdb.KindKey:
 				fmt.Fprintf(&b, "key %q\n", rec.Key)
 			case rdb.KindFunction:
 				fmt.Fprintf(&b, "function %q\n", rec.Code)
 			}
-		}
+		})
 		return b.String()
 	}
 	ref, got := transcript("redis"), transcript("tandem")
@@ -597,4 +563,29 @@ func TestConnectedClientsLeaveOutReplicas(t *testing.T) {
 		t.Errorf("Tandem %s\nredis-server %s", got, ref)
 	}
 	t.Log(ref)
+}
+
+// eachRDBRecord reads the dump at path to its end, giving fn each record;
+// a dump that does not read to its end fails the test.
+func eachRDBRecord(t *testing.T, path string, fn func(rec *rdb.Record)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rr, err := rdb.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		rec, err := rr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("reading %s: %v", path, err)
+		}
+		fn(rec)
+	}
 }
